@@ -1,0 +1,140 @@
+# Pangea — one non-recursive Makefile. `make`, `make check`, `make demo`, `make bench`,
+# `make install PREFIX=/opt/pangea`. Options: CC=clang, WERROR=1, SANITIZE=address,undefined.
+
+PREFIX    ?= /usr/local
+CC        ?= gcc
+BUILD     ?= build
+VERSION   := 0.1.0
+MPICC     ?= $(shell command -v mpicc.mpich 2>/dev/null || echo mpicc)
+MPICXX    ?= $(shell command -v mpicxx.mpich 2>/dev/null || echo mpicxx)
+MPIEXEC   ?= $(shell command -v mpiexec.mpich 2>/dev/null || echo mpiexec)
+
+MPI_CFLAGS := $(shell pkg-config --cflags mpich 2>/dev/null)
+MPI_LIBS   := $(shell pkg-config --libs mpich 2>/dev/null || echo -lmpich)
+
+WARN      := -Wall -Wextra $(if $(WERROR),-Werror)
+OPT       ?= -O2 -g
+SAN       := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
+CFLAGS_LIB = -std=gnu11 $(OPT) $(WARN) $(SAN) -fPIC -pthread -Iinclude -Isrc $(MPI_CFLAGS)
+LDLIBS_LIB = $(MPI_LIBS) -pthread -lm -ldl -lrt
+
+LIB_SRCS  := $(sort $(wildcard src/*/*.c))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+HEADERS   := $(wildcard include/*.h include/mpp/*.h)
+
+SHLIB     := $(BUILD)/lib/libpangea.so
+STLIB     := $(BUILD)/lib/libpangea.a
+TOOLS     := $(BUILD)/bin/oshcc $(BUILD)/bin/oshc++ $(BUILD)/bin/oshrun $(BUILD)/bin/pangea-info
+
+# Programs built against the in-tree library.
+PROG_CFLAGS = -std=c11 -O2 -g $(WARN) $(SAN) -pthread -Iinclude -Itests/common $(MPI_CFLAGS)
+PROG_LIBS   = -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -lpangea $(MPI_LIBS) -lm
+
+SHMEM_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/shmem/*.c))
+UNIT_TESTS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/*.c))
+CXX_TESTS   := $(patsubst tests/%.cpp,$(BUILD)/tests/%,$(wildcard tests/unit/*.cpp))
+EXAMPLES    := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+BENCHES     := $(patsubst perf/%.c,$(BUILD)/perf/%,$(wildcard perf/*.c))
+
+.PHONY: all lib tools tests examples bench check check-install install demo deps format clean
+
+all: lib tools
+
+lib: $(SHLIB) $(STLIB)
+tools: $(TOOLS)
+
+$(BUILD)/obj/%.o: %.c $(HEADERS) $(wildcard src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_LIB) -c $< -o $@
+
+$(SHLIB): $(LIB_OBJS) src/exports.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(SAN) -Wl,--version-script=src/exports.map -Wl,-soname,libpangea.so \
+	    -o $@ $(LIB_OBJS) $(LDLIBS_LIB)
+
+$(STLIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $(LIB_OBJS)
+
+# Wrapper scripts: tools/X.in with @INCDIR@ @LIBDIR@ @MPICC@ @MPICXX@ @MPIEXEC@ filled in.
+# $(call fill_wrapper,template,incdir,libdir,output)
+define fill_wrapper
+	sed -e 's|@INCDIR@|$(2)|g' -e 's|@LIBDIR@|$(3)|g' -e 's|@MPICC@|$(MPICC)|g' \
+	    -e 's|@MPICXX@|$(MPICXX)|g' -e 's|@MPIEXEC@|$(MPIEXEC)|g' $(1) > $(4) && chmod +x $(4)
+endef
+
+$(BUILD)/bin/%: tools/%.in
+	@mkdir -p $(dir $@)
+	$(call fill_wrapper,$<,$(abspath include),$(abspath $(BUILD))/lib,$@)
+
+$(BUILD)/bin/pangea-info: tools/pangea-info.c $(STLIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_LIB) -DPG_BUILD_CC='"$(CC)"' -DPG_BUILD_FLAGS='"$(OPT) $(SAN)"' $< -o $@ \
+	    $(STLIB) $(LDLIBS_LIB)
+
+tests: $(SHMEM_TESTS) $(UNIT_TESTS) $(CXX_TESTS)
+
+$(BUILD)/tests/shmem/%: tests/shmem/%.c $(SHLIB) $(wildcard tests/common/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LIBS)
+
+# Unit tests may look inside the engine: they link the static library.
+$(BUILD)/tests/unit/%: tests/unit/%.c $(STLIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Isrc $< -o $@ $(STLIB) $(LDLIBS_LIB)
+
+$(BUILD)/tests/unit/%: tests/unit/%.cpp $(SHLIB) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(MPICXX) -std=c++11 -O1 $(WARN) -pedantic -Iinclude $< -o $@ $(PROG_LIBS)
+
+examples: $(EXAMPLES)
+$(BUILD)/examples/%: examples/%.c $(SHLIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LIBS)
+
+bench: $(BENCHES)
+$(BUILD)/perf/%: perf/%.c $(SHLIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -O3 $< -o $@ $(PROG_LIBS)
+
+check: all tests examples
+	tests/run-tests.sh $(BUILD)
+	$(MAKE) --no-print-directory check-install
+
+# Install into a scratch prefix and build and run an example with the *installed* wrappers.
+check-install:
+	@rm -rf $(BUILD)/check-install
+	$(MAKE) --no-print-directory install PREFIX=$(abspath $(BUILD))/check-install >/dev/null
+	$(BUILD)/check-install/bin/oshcc -o $(BUILD)/check-install/hello examples/hello.c
+	$(BUILD)/check-install/bin/oshrun -np 2 $(BUILD)/check-install/hello
+	PKG_CONFIG_PATH=$(BUILD)/check-install/lib/pkgconfig pkg-config --exists pangea
+	@echo "check-install: ok"
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include/mpp $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/mpp/*.h $(DESTDIR)$(PREFIX)/include/mpp/
+	install -m 755 $(SHLIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(STLIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/bin/pangea-info $(DESTDIR)$(PREFIX)/bin/
+	for w in oshcc oshc++ oshrun; do \
+	    $(call fill_wrapper,tools/$$w.in,$(PREFIX)/include,$(PREFIX)/lib,$(DESTDIR)$(PREFIX)/bin/$$w); done
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' tools/pangea.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pangea.pc
+
+# The main job: packages, build, examples on 4 PEs, a short latency/bandwidth table.
+demo:
+	@tools/install-deps.sh
+	@$(MAKE) --no-print-directory all examples bench
+	@for e in $(EXAMPLES); do echo "== $$e (4 PEs)"; $(BUILD)/bin/oshrun -np 4 $$e || exit 1; done
+	@echo "== latency and bandwidth, 2 PEs on this node"
+	@$(BUILD)/bin/oshrun -np 2 $(BUILD)/perf/shmem_bench -q
+
+deps:
+	@tools/install-deps.sh
+
+format:
+	clang-format -i $(wildcard src/*/*.c src/*/*.h include/*.h tools/*.c tests/*/*.c tests/*/*.h perf/*.c examples/*.c)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,33 @@
+/* atomics: atomic memory operations on symmetric memory, and distributed locks.
+ * Every AMO type of OpenSHMEM is 4 or 8 bytes wide, and integer add/and/or/xor are the same
+ * bit operations for signed and unsigned types, so one kernel per (width, op) serves all. */
+#ifndef PG_ATOMICS_H
+#define PG_ATOMICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pangea_ctx;
+
+enum pg_amo_op {
+    PG_AMO_FETCH,
+    PG_AMO_SET,
+    PG_AMO_SWAP,
+    PG_AMO_CSWAP,
+    PG_AMO_ADD, /* fetch-and-add; inc is add of 1 */
+    PG_AMO_AND,
+    PG_AMO_OR,
+    PG_AMO_XOR,
+};
+
+/* Applies op to the width-byte (4 or 8) object at symmetric address dest on pe and returns
+ * the previous value, zero-extended. cond is the compare-and-swap comparand. */
+uint64_t pg_amo(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, size_t width,
+                uint64_t value, uint64_t cond);
+
+/* OpenSHMEM locks on a symmetric long: FCFS (ticket) order, not reentrant. */
+void pg_lock_set(long *lock);
+int pg_lock_test(long *lock); /* 0: acquired, 1: held by another */
+void pg_lock_clear(long *lock);
+
+#endif

@@ -1,0 +1,79 @@
+/* memory: the segments that hold remotely accessible memory, the symmetric heap allocator,
+ * the program's static data, and translation of a symmetric address to a pointer into an
+ * on-node peer's copy. */
+#ifndef PG_MEMORY_H
+#define PG_MEMORY_H
+
+#include "startup/startup.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum pg_seg_id {
+    PG_SEG_HEAP, /* library-internal symmetric area, then the symmetric heap */
+    PG_SEG_DATA, /* the executable's .data and .bss, remapped onto a shared object */
+    PG_SEG_COUNT
+};
+
+struct pg_segment {
+    char *base;       /* my own copy */
+    size_t size;
+    char **peer_base; /* [npes]: my mapping of each PE's copy; NULL when not on my node */
+};
+
+extern struct pg_segment pg_segments[PG_SEG_COUNT];
+
+/* Creates my segments, maps those of every on-node peer, and unlinks the shared objects
+ * as soon as the node has mapped them. Collective over the world. 0 or -1. */
+int pg_memory_init(size_t heap_size);
+void pg_memory_fini(void);
+
+/* Which segment holds [addr, addr+len) of my address space, and at which offset.
+ * Returns the segment id or -1 when the range is not (entirely) symmetric memory. */
+static inline int pg_mem_locate(const void *addr, size_t len, size_t *offset)
+{
+    for (int s = 0; s < PG_SEG_COUNT; s++) {
+        size_t off = (size_t)((const char *)addr - pg_segments[s].base);
+        if (off < pg_segments[s].size && len <= pg_segments[s].size - off) {
+            *offset = off;
+            return s;
+        }
+    }
+    return -1;
+}
+
+/* Load/store pointer to PE's copy of the symmetric object at my addr, or NULL when PE is
+ * not on my node or addr is not symmetric. */
+static inline void *pg_mem_peer_ptr(const void *addr, int pe)
+{
+    size_t off;
+    if ((unsigned)pe >= (unsigned)pg_world.npes)
+        return NULL;
+    int s = pg_mem_locate(addr, 1, &off);
+    if (s < 0 || !pg_segments[s].peer_base[pe])
+        return NULL;
+    return pg_segments[s].peer_base[pe] + off;
+}
+
+/* Library-internal symmetric memory (same offset on every PE), carved at init time. */
+void *pg_mem_internal_alloc(size_t size);
+
+/* Hands [base, base+size) to the heap allocator, all free (segment setup and unit tests). */
+void pg_heap_setup(char *base, size_t size);
+
+/* The symmetric heap allocator. Deterministic: the same sequence of calls gives the same
+ * addresses on every PE. Not collective by itself; the front-ends add the barriers. */
+void *pg_heap_alloc(size_t alignment, size_t size);
+void pg_heap_free(void *ptr);
+/* Resizes in place when the neighbouring space allows; returns 0 on success, -1 when the
+ * block has to move. */
+int pg_heap_resize(void *ptr, size_t size);
+/* Bounds of the live heap object containing addr: 0 and start/len, or -1. */
+int pg_heap_object(const void *addr, char **start, size_t *len);
+/* Is ptr the start of a live heap object? */
+int pg_heap_is_block(const void *ptr);
+/* Bytes free and the largest free block (for error messages and tests). */
+void pg_heap_usage(size_t *free_bytes, size_t *largest_free);
+size_t pg_heap_capacity(void);
+
+#endif

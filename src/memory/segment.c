@@ -1,0 +1,250 @@
+/* Segments: POSIX shared-memory objects, mapped by every PE of the node and unlinked as soon
+ * as all have mapped them, so that no object outlives the job, however it ends. */
+#define _GNU_SOURCE
+#include "memory.h"
+
+#include "runtime/runtime.h"
+#include "startup/startup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct pg_segment pg_segments[PG_SEG_COUNT];
+
+/* Library-internal symmetric area at the start of the heap segment. */
+#define PG_INTERNAL_SIZE ((size_t)2 << 20)
+static size_t internal_used;
+
+static const char *const seg_names[PG_SEG_COUNT] = {"heap", "data"};
+
+static size_t page_size(void)
+{
+    return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static void object_name(char *name, size_t len, int pe, int seg)
+{
+    snprintf(name, len, "/pangea-%lx-%d-%s", pg_world.job_id, pe, seg_names[seg]);
+}
+
+static int create_object(int seg, size_t size)
+{
+    char name[96];
+    object_name(name, sizeof name, pg_world.me, seg);
+    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) {
+        fprintf(stderr, "pangea: shmem_init: shm_open(%s): %s\n", name, strerror(errno));
+        return -1;
+    }
+    if (ftruncate(fd, (off_t)size) != 0) {
+        fprintf(stderr, "pangea: shmem_init: cannot size %s to %zu bytes: %s\n", name, size,
+                strerror(errno));
+        close(fd);
+        shm_unlink(name);
+        return -1;
+    }
+    return fd;
+}
+
+/* The writable part of the executable that holds .data and .bss, less its RELRO prefix. */
+struct data_range {
+    uintptr_t start, end;
+};
+
+static int find_data_range(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct data_range *range = arg;
+    uintptr_t relro_end = 0, lo = 0, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_GNU_RELRO)
+            relro_end = start + ph->p_memsz;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && start + ph->p_memsz > hi) {
+            lo = start;
+            hi = start + ph->p_memsz;
+        }
+    }
+    size_t page = page_size();
+    if (relro_end > lo && relro_end <= hi)
+        lo = relro_end;
+    range->start = lo & ~(page - 1);
+    range->end = (hi + page - 1) & ~(page - 1);
+    return 1; /* the first object is the executable */
+}
+
+/* Replace the executable's data pages by a shared mapping of an object holding the same
+ * bytes, so that on-node peers can map them: static variables then behave like the heap. */
+static int remap_static_data(int *fd_out)
+{
+    struct data_range range = {0, 0};
+    dl_iterate_phdr(find_data_range, &range);
+    size_t size = range.end - range.start;
+    if (size == 0)
+        return 0;
+    int fd = create_object(PG_SEG_DATA, size);
+    if (fd < 0)
+        return -1;
+    for (size_t done = 0; done < size;) {
+        ssize_t n = pwrite(fd, (char *)range.start + done, size - done, (off_t)done);
+        if (n <= 0) {
+            fprintf(stderr, "pangea: shmem_init: copying static data: %s\n", strerror(errno));
+            close(fd);
+            return -1;
+        }
+        done += (size_t)n;
+    }
+    void *at = mmap((void *)range.start, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+                    0);
+    if (at == MAP_FAILED) {
+        fprintf(stderr, "pangea: shmem_init: mapping static data: %s\n", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    pg_segments[PG_SEG_DATA].base = at;
+    pg_segments[PG_SEG_DATA].size = size;
+    *fd_out = fd;
+    return 0;
+}
+
+/* 0 when every PE of the node reports 0, so that all take the same branch. */
+static int node_agree(int status)
+{
+    int *all = calloc((size_t)pg_world.local_size, sizeof(int));
+    if (!all)
+        return -1;
+    pg_boot_node_allgather(&status, all, sizeof(int));
+    for (int l = 0; l < pg_world.local_size; l++)
+        status |= all[l];
+    free(all);
+    return status;
+}
+
+static int map_peers(int seg)
+{
+    struct pg_segment *s = &pg_segments[seg];
+    s->peer_base = calloc((size_t)pg_world.npes, sizeof(char *));
+    if (!s->peer_base)
+        return -1;
+    size_t *sizes = calloc((size_t)pg_world.local_size, sizeof(size_t));
+    if (!sizes)
+        return -1;
+    pg_boot_node_allgather(&s->size, sizes, sizeof(size_t));
+    int status = 0;
+    for (int l = 0; l < pg_world.local_size; l++) {
+        int pe = pg_world.local_pes[l];
+        if (pe == pg_world.me) {
+            s->peer_base[pe] = s->base;
+            continue;
+        }
+        if (sizes[l] == 0 && s->size == 0)
+            continue; /* nobody has this segment (static data not mapped) */
+        if (sizes[l] != s->size) {
+            /* Not the same executable (MPMD) or a different heap size: leave it unmapped. */
+            if (seg == PG_SEG_DATA)
+                continue;
+            fprintf(stderr, "pangea: shmem_init: PE %d has a %s segment of %zu bytes, PE %d of "
+                            "%zu: every PE must use the same SHMEM_SYMMETRIC_SIZE\n",
+                    pe, seg_names[seg], sizes[l], pg_world.me, s->size);
+            status = -1;
+            continue;
+        }
+        char name[96];
+        object_name(name, sizeof name, pe, seg);
+        int peer_fd = shm_open(name, O_RDWR, 0);
+        void *at = peer_fd < 0 ? MAP_FAILED
+                               : mmap(NULL, s->size, PROT_READ | PROT_WRITE,
+                                      MAP_SHARED | MAP_NORESERVE, peer_fd, 0);
+        if (at == MAP_FAILED) {
+            fprintf(stderr, "pangea: shmem_init: mapping %s of PE %d: %s\n", seg_names[seg], pe,
+                    strerror(errno));
+            status = -1;
+        } else {
+            s->peer_base[pe] = at;
+        }
+        if (peer_fd >= 0)
+            close(peer_fd);
+    }
+    free(sizes);
+    return status;
+}
+
+int pg_memory_init(size_t heap_size)
+{
+    size_t page = page_size();
+    size_t user = (heap_size + page - 1) & ~(page - 1);
+    struct pg_segment *heap = &pg_segments[PG_SEG_HEAP];
+    heap->size = PG_INTERNAL_SIZE + user;
+    int fds[PG_SEG_COUNT] = {-1, -1};
+    int status = 0;
+
+    fds[PG_SEG_HEAP] = create_object(PG_SEG_HEAP, heap->size);
+    if (fds[PG_SEG_HEAP] < 0) {
+        status = -1;
+    } else {
+        heap->base = mmap(NULL, heap->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+                          fds[PG_SEG_HEAP], 0);
+        if (heap->base == MAP_FAILED) {
+            fprintf(stderr, "pangea: shmem_init: mapping a %zu-byte heap: %s\n", heap->size,
+                    strerror(errno));
+            heap->base = NULL;
+            status = -1;
+        }
+    }
+    if (status == 0 && pg_cfg.static_map && remap_static_data(&fds[PG_SEG_DATA]) != 0)
+        status = -1;
+
+    /* Every PE of the node has created its objects; map the peers', then unlink ours. */
+    status = node_agree(status);
+    for (int seg = 0; seg < PG_SEG_COUNT && status == 0; seg++)
+        if (map_peers(seg) != 0)
+            status = -1;
+    status = node_agree(status);
+    for (int seg = 0; seg < PG_SEG_COUNT; seg++) {
+        if (fds[seg] >= 0) {
+            char name[96];
+            object_name(name, sizeof name, pg_world.me, seg);
+            shm_unlink(name);
+            close(fds[seg]);
+        }
+    }
+    if (status != 0)
+        return -1;
+    internal_used = 0;
+    pg_heap_setup(heap->base + PG_INTERNAL_SIZE, user);
+    return 0;
+}
+
+void pg_memory_fini(void)
+{
+    for (int seg = 0; seg < PG_SEG_COUNT; seg++) {
+        struct pg_segment *s = &pg_segments[seg];
+        if (s->peer_base) {
+            for (int pe = 0; pe < pg_world.npes; pe++)
+                if (s->peer_base[pe] && s->peer_base[pe] != s->base)
+                    munmap(s->peer_base[pe], s->size);
+            free(s->peer_base);
+        }
+        /* The data segment stays mapped in place: it *is* the program's static data. */
+        if (seg == PG_SEG_HEAP && s->base)
+            munmap(s->base, s->size);
+        memset(s, 0, sizeof *s);
+    }
+}
+
+void *pg_mem_internal_alloc(size_t size)
+{
+    size = (size + 63) & ~(size_t)63;
+    if (internal_used + size > PG_INTERNAL_SIZE)
+        pg_fatal("shmem_init", "internal symmetric area exhausted (%zu bytes)", PG_INTERNAL_SIZE);
+    void *p = pg_segments[PG_SEG_HEAP].base + internal_used;
+    internal_used += size;
+    return p;
+}

@@ -1,0 +1,69 @@
+/* Lifecycle: brings the modules up in dependency order and down in reverse. */
+#include "runtime.h"
+
+#include "coll/coll.h"
+#include "memory/memory.h"
+#include "onesided/onesided.h"
+#include "startup/startup.h"
+
+#include <stdio.h>
+
+static int init_count;
+static int thread_level;
+
+int pg_runtime_initialized(void)
+{
+    return init_count > 0;
+}
+
+int pg_runtime_thread_level(void)
+{
+    return thread_level;
+}
+
+int pg_runtime_init(int requested_thread, int *provided_thread)
+{
+    if (init_count++ > 0) {
+        /* Repeated init: the thread level stays what the first init provided. */
+        if (provided_thread)
+            *provided_thread = thread_level;
+        pg_sync_all();
+        return 0;
+    }
+    if (pg_config_load() != 0 || pg_startup_init() != 0) {
+        init_count = 0;
+        return -1;
+    }
+    if (pg_world.nnodes > 1)
+        pg_fatal("shmem_init",
+                 "the job spans %d nodes, but this build reaches only PEs on the same node",
+                 pg_world.nnodes);
+    if (pg_memory_init((size_t)pg_cfg.symmetric_size) != 0)
+        pg_fatal("shmem_init", "could not set up symmetric memory (see the message above)");
+    if (pg_coll_init() != 0)
+        pg_fatal("shmem_init", "could not set up the world barrier");
+    /* Every level is supported: the engine takes no locks on the on-node paths and calls MPI
+     * only from the initializing thread. */
+    thread_level = requested_thread;
+    if (provided_thread)
+        *provided_thread = thread_level;
+    if (pg_world.me == 0 && pg_cfg.version)
+        fprintf(stderr, "Pangea %s (OpenSHMEM 1.6)\n", PG_VERSION_STRING);
+    if (pg_world.me == 0 && pg_cfg.info)
+        pg_config_print(stderr);
+    pg_sync_all();
+    return 0;
+}
+
+void pg_runtime_fini(void)
+{
+    if (init_count == 0)
+        return;
+    pg_quiet(NULL);
+    pg_sync_all();
+    if (--init_count > 0)
+        return;
+    pg_coll_fini();
+    pg_memory_fini();
+    pg_startup_fini();
+}

@@ -1,0 +1,91 @@
+/* runtime: lifecycle of the library, the tunables table, errors and logging.
+ * Every module may use these services; the lifecycle functions call each module's init/fini. */
+#ifndef PG_RUNTIME_H
+#define PG_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PG_VERSION_STRING "0.1.0"
+
+/* The tunables: X(field, kind, environment name, default, meaning).
+ * kind: SIZE (the OpenSHMEM size grammar), INT, BOOL. */
+#define PG_TUNABLES(X)                                                                             \
+    X(symmetric_size, SIZE, "SHMEM_SYMMETRIC_SIZE", "256M",                                        \
+      "Symmetric heap bytes per PE (k/m/g/t suffixes, decimals allowed)")                          \
+    X(debug, BOOL, "SHMEM_DEBUG", "0",                                                             \
+      "Check every argument; a bad one stops the job with a message naming the call")              \
+    X(info, BOOL, "SHMEM_INFO", "0", "Print the tunables and their values at startup (PE 0)")      \
+    X(version, BOOL, "SHMEM_VERSION", "0", "Print the library version at startup (PE 0)")          \
+    X(check, BOOL, "PANGEA_CHECK", "0", "Same as SHMEM_DEBUG: validate every argument")            \
+    X(spin_count, INT, "PANGEA_SPIN_COUNT", "2000",                                                \
+      "Polls a waiting PE makes before it yields its core (then polls and yields alternately)")   \
+    X(static_map, BOOL, "PANGEA_STATIC_MAP", "1",                                                  \
+      "Map the program's static data into on-node peers so put/get/AMO on globals are "           \
+      "load/store (0: static data is not remotely accessible)")
+
+enum pg_tunable_kind { PG_KIND_SIZE, PG_KIND_INT, PG_KIND_BOOL };
+
+struct pg_config {
+#define PG_CONFIG_FIELD(field, kind, env, def, meaning) long long field;
+    PG_TUNABLES(PG_CONFIG_FIELD)
+#undef PG_CONFIG_FIELD
+};
+
+extern struct pg_config pg_cfg;
+
+/* Read every tunable from the environment (SHMEM_ wins over SMA_). Returns 0, or -1 after
+ * printing which variable holds an invalid value. */
+int pg_config_load(void);
+/* Print the tunables table with current values and meanings. */
+void pg_config_print(void *stream);
+/* Parse a value in the SHMEM_SYMMETRIC_SIZE grammar; 0 on success. */
+int pg_parse_size(const char *text, size_t *out);
+
+/* Checking is on (SHMEM_DEBUG or PANGEA_CHECK). */
+static inline int pg_checking(void)
+{
+    return pg_cfg.debug || pg_cfg.check;
+}
+
+/* Errors. pg_fatal prints "pangea: <call>: <message>" on stderr and ends the whole job with a
+ * non-zero status; it never returns. */
+__attribute__((noreturn, format(printf, 2, 3))) void pg_fatal(const char *call, const char *fmt,
+                                                             ...);
+/* Debug message (only under SHMEM_DEBUG). */
+__attribute__((format(printf, 1, 2))) void pg_debug(const char *fmt, ...);
+/* Warning, always printed. */
+__attribute__((format(printf, 1, 2))) void pg_warn(const char *fmt, ...);
+
+/* Ends every PE with this status, promptly; flushes stdio first. Never returns. */
+__attribute__((noreturn)) void pg_global_exit(int status);
+
+/* Waiting: spin pg_cfg.spin_count polls, then yield between polls. */
+struct pg_waiter {
+    long long polls;
+};
+void pg_wait_yield(struct pg_waiter *w);
+static inline void pg_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+static inline void pg_wait_step(struct pg_waiter *w)
+{
+    if (++w->polls < pg_cfg.spin_count)
+        pg_cpu_relax();
+    else
+        pg_wait_yield(w);
+}
+
+/* Lifecycle, shared by the OpenSHMEM and ARMCI front-ends. Init is reference counted:
+ * only the first call brings the runtime up and only the matching last fini releases it. */
+int pg_runtime_init(int requested_thread, int *provided_thread);
+void pg_runtime_fini(void);
+int pg_runtime_initialized(void);
+int pg_runtime_thread_level(void);
+
+#endif

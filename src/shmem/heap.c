@@ -1,0 +1,137 @@
+/* Memory management (spec §9.3): collective over the world; allocators barrier on exit and
+ * free on entry. The allocator is deterministic, so every PE gets the same address. */
+#include "shmem_internal.h"
+
+static void barrier_all(void)
+{
+    pg_quiet(pg_ctx(SHMEM_CTX_DEFAULT));
+    pg_sync_all();
+}
+
+static void *allocate(const char *call, size_t alignment, size_t size)
+{
+    PG_CHECKS(pg_check_init(call));
+    if (size == 0)
+        return NULL; /* no barrier (spec §9.3) */
+    void *p = pg_heap_alloc(alignment, size);
+    if (!p && pg_cfg.debug) {
+        size_t free_bytes, largest;
+        pg_heap_usage(&free_bytes, &largest);
+        pg_debug("%s: cannot allocate %zu bytes (alignment %zu): the symmetric heap has %zu "
+                 "bytes free, the largest free block is %zu bytes; raise SHMEM_SYMMETRIC_SIZE "
+                 "(now %zu)",
+                 call, size, alignment, free_bytes, largest, pg_heap_capacity());
+    }
+    barrier_all();
+    return p;
+}
+
+void *pshmem_malloc(size_t size)
+{
+    return allocate("shmem_malloc", 0, size);
+}
+PG_ALIAS(shmem_malloc)
+
+void *pshmem_malloc_with_hints(size_t size, long hints)
+{
+    (void)hints; /* every object already supports remote atomics and signals */
+    return allocate("shmem_malloc_with_hints", 0, size);
+}
+PG_ALIAS(shmem_malloc_with_hints)
+
+void *pshmem_align(size_t alignment, size_t size)
+{
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment % sizeof(void *)) {
+        PG_CHECKS(pg_fatal("shmem_align",
+                           "argument 'alignment' = %zu is not a power of two multiple of %zu",
+                           alignment, sizeof(void *)));
+        barrier_all();
+        return NULL;
+    }
+    return allocate("shmem_align", alignment, size);
+}
+PG_ALIAS(shmem_align)
+
+void *pshmem_calloc(size_t count, size_t size)
+{
+    if (count == 0 || size == 0)
+        return NULL;
+    if (count > SIZE_MAX / size) {
+        PG_CHECKS(pg_fatal("shmem_calloc", "count %zu x size %zu overflows", count, size));
+        barrier_all();
+        return NULL;
+    }
+    void *p = allocate("shmem_calloc", 0, count * size);
+    if (p) {
+        memset(p, 0, count * size);
+        /* Nobody may see the object before every PE has cleared its copy. */
+        pg_sync_all();
+    }
+    return p;
+}
+PG_ALIAS(shmem_calloc)
+
+void pshmem_free(void *ptr)
+{
+    if (!ptr)
+        return;
+    PG_CHECKS(pg_check_init("shmem_free");
+              if (!pg_heap_is_block(ptr)) pg_fatal("shmem_free",
+                                                   "argument 'ptr' = %p was not returned by a "
+                                                   "symmetric heap allocation",
+                                                   ptr));
+    barrier_all();
+    pg_heap_free(ptr);
+}
+PG_ALIAS(shmem_free)
+
+void *pshmem_realloc(void *ptr, size_t size)
+{
+    if (!ptr)
+        return pshmem_malloc(size);
+    if (size == 0) {
+        pshmem_free(ptr);
+        return NULL;
+    }
+    PG_CHECKS(pg_check_init("shmem_realloc");
+              if (!pg_heap_is_block(ptr)) pg_fatal("shmem_realloc",
+                                                   "argument 'ptr' = %p was not returned by a "
+                                                   "symmetric heap allocation",
+                                                   ptr));
+    barrier_all(); /* no PE may still be writing into the old object */
+    void *result = ptr;
+    if (pg_heap_resize(ptr, size) != 0) {
+        char *start;
+        size_t old_size;
+        pg_heap_object(ptr, &start, &old_size);
+        result = pg_heap_alloc(0, size);
+        if (result) {
+            memcpy(result, ptr, old_size < size ? old_size : size);
+            pg_heap_free(ptr);
+        }
+    }
+    barrier_all();
+    return result;
+}
+PG_ALIAS(shmem_realloc)
+
+/* Legacy names (deprecated since 1.2). */
+void *shmalloc(size_t size)
+{
+    return pshmem_malloc(size);
+}
+
+void shfree(void *ptr)
+{
+    pshmem_free(ptr);
+}
+
+void *shrealloc(void *ptr, size_t size)
+{
+    return pshmem_realloc(ptr, size);
+}
+
+void *shmemalign(size_t alignment, size_t size)
+{
+    return pshmem_align(alignment, size);
+}

@@ -1,0 +1,72 @@
+/* The OpenSHMEM front-end's shared helpers: argument checks, profiling aliases, and the
+ * translation of handles to engine objects. Internal to src/shmem. */
+#ifndef PG_SHMEM_INTERNAL_H
+#define PG_SHMEM_INTERNAL_H
+
+#include <pshmem.h>
+
+#include "atomics/atomics.h"
+#include "coll/coll.h"
+#include "memory/memory.h"
+#include "onesided/onesided.h"
+#include "runtime/runtime.h"
+#include "startup/startup.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* Every routine is defined as pshmem_NAME; shmem_NAME is a weak alias (profiling, spec §10). */
+#define PG_ALIAS(name) extern __typeof__(p##name) name __attribute__((weak, alias("p" #name)));
+
+/* Argument checks, active under SHMEM_DEBUG / PANGEA_CHECK. Each names the call and the
+ * argument and ends the job. */
+#define PG_CHECKS(...)                                                                             \
+    do {                                                                                           \
+        if (pg_checking()) {                                                                       \
+            __VA_ARGS__;                                                                           \
+        }                                                                                          \
+    } while (0)
+
+void pg_check_init(const char *call);
+void pg_check_pe(const char *call, const char *arg, int pe);
+/* A symmetric range [addr, addr+len) that lies inside one symmetric object. */
+void pg_check_symmetric(const char *call, const char *arg, const void *addr, size_t len);
+/* A local buffer: not NULL when len > 0. */
+void pg_check_buffer(const char *call, const char *arg, const void *addr, size_t len);
+/* The usual RMA checks: init, pe, the symmetric side and the local side. */
+void pg_check_rma(const char *call, const void *sym, const char *sym_arg, const void *local,
+                  const char *local_arg, size_t len, int pe);
+void pg_check_ctx(const char *call, shmem_ctx_t ctx);
+
+static inline struct pangea_ctx *pg_ctx(shmem_ctx_t ctx)
+{
+    return (struct pangea_ctx *)ctx;
+}
+
+/* Typed value <-> the bits the AMO engine carries. */
+#define PG_TO_BITS(T, v)                                                                           \
+    __extension__({                                                                                \
+        uint64_t bits_ = 0;                                                                        \
+        T v_ = (v);                                                                                \
+        memcpy(&bits_, &v_, sizeof(T));                                                            \
+        bits_;                                                                                     \
+    })
+#define PG_FROM_BITS(T, bits)                                                                      \
+    __extension__({                                                                                \
+        uint64_t b_ = (bits);                                                                      \
+        T v_;                                                                                      \
+        memcpy(&v_, &b_, sizeof(T));                                                               \
+        v_;                                                                                        \
+    })
+
+/* Comparison of the point-to-point sync calls, in the type's own arithmetic. */
+#define PG_COMPARE(cmp, a, b)                                                                      \
+    ((cmp) == SHMEM_CMP_EQ   ? (a) == (b)                                                          \
+     : (cmp) == SHMEM_CMP_NE ? (a) != (b)                                                          \
+     : (cmp) == SHMEM_CMP_GT ? (a) > (b)                                                           \
+     : (cmp) == SHMEM_CMP_GE ? (a) >= (b)                                                          \
+     : (cmp) == SHMEM_CMP_LT ? (a) < (b)                                                           \
+                             : (a) <= (b))
+void pg_check_cmp(const char *call, int cmp);
+
+#endif

@@ -1,0 +1,92 @@
+/* Ordering (spec §9.12), the world barrier and sync (§9.10) and locks (§9.13). */
+#include "shmem_internal.h"
+
+void pshmem_ctx_fence(shmem_ctx_t ctx)
+{
+    if (ctx != SHMEM_CTX_INVALID)
+        pg_fence(pg_ctx(ctx));
+}
+PG_ALIAS(shmem_ctx_fence)
+
+void pshmem_fence(void)
+{
+    pg_fence(pg_ctx(SHMEM_CTX_DEFAULT));
+}
+PG_ALIAS(shmem_fence)
+
+void pshmem_ctx_quiet(shmem_ctx_t ctx)
+{
+    if (ctx != SHMEM_CTX_INVALID)
+        pg_quiet(pg_ctx(ctx));
+}
+PG_ALIAS(shmem_ctx_quiet)
+
+void pshmem_quiet(void)
+{
+    pg_quiet(pg_ctx(SHMEM_CTX_DEFAULT));
+}
+PG_ALIAS(shmem_quiet)
+
+static void pe_quiet(const char *call, shmem_ctx_t ctx, const int *target_pes, size_t npes)
+{
+    PG_CHECKS(pg_check_init(call); pg_check_buffer(call, "target_pes", target_pes, npes);
+              for (size_t i = 0; i < npes; i++) pg_check_pe(call, "target_pes[i]", target_pes[i]));
+    if (ctx != SHMEM_CTX_INVALID)
+        pg_pe_quiet(pg_ctx(ctx), target_pes, npes);
+}
+
+void pshmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
+{
+    pe_quiet("shmem_ctx_pe_quiet", ctx, target_pes, npes);
+}
+PG_ALIAS(shmem_ctx_pe_quiet)
+
+void pshmem_pe_quiet(const int *target_pes, size_t npes)
+{
+    pe_quiet("shmem_pe_quiet", SHMEM_CTX_DEFAULT, target_pes, npes);
+}
+PG_ALIAS(shmem_pe_quiet)
+
+void pshmem_barrier_all(void)
+{
+    PG_CHECKS(pg_check_init("shmem_barrier_all"));
+    pg_quiet(pg_ctx(SHMEM_CTX_DEFAULT));
+    pg_sync_all();
+}
+PG_ALIAS(shmem_barrier_all)
+
+void pshmem_sync_all(void)
+{
+    PG_CHECKS(pg_check_init("shmem_sync_all"));
+    pg_sync_all();
+}
+PG_ALIAS(shmem_sync_all)
+
+static void check_lock(const char *call, long *lock)
+{
+    pg_check_init(call);
+    pg_check_symmetric(call, "lock", lock, sizeof *lock);
+    if ((uintptr_t)lock % sizeof *lock)
+        pg_fatal(call, "argument 'lock' = %p is not aligned to a long", (void *)lock);
+}
+
+void pshmem_set_lock(long *lock)
+{
+    PG_CHECKS(check_lock("shmem_set_lock", lock));
+    pg_lock_set(lock);
+}
+PG_ALIAS(shmem_set_lock)
+
+int pshmem_test_lock(long *lock)
+{
+    PG_CHECKS(check_lock("shmem_test_lock", lock));
+    return pg_lock_test(lock);
+}
+PG_ALIAS(shmem_test_lock)
+
+void pshmem_clear_lock(long *lock)
+{
+    PG_CHECKS(check_lock("shmem_clear_lock", lock));
+    pg_lock_clear(lock);
+}
+PG_ALIAS(shmem_clear_lock)

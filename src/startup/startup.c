@@ -1,0 +1,158 @@
+#include "startup.h"
+
+#include "runtime/runtime.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct pg_world pg_world;
+
+static MPI_Comm world_comm = MPI_COMM_NULL;
+static MPI_Comm node_comm = MPI_COMM_NULL;
+static int we_started_mpi;
+static int mpi_finalize_registered;
+
+static void finalize_mpi_at_exit(void)
+{
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized)
+        MPI_Finalize();
+}
+
+static int mpi_up(void)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    return initialized && !finalized;
+}
+
+static void check_mpi(int rc, const char *what)
+{
+    if (rc != MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(rc, text, &len);
+        pg_fatal("startup", "%s failed: %s", what, text);
+    }
+}
+
+int pg_startup_init(void)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (finalized) {
+        fprintf(stderr, "pangea: shmem_init: MPI was already finalized; initialize OpenSHMEM "
+                        "before MPI_Finalize\n");
+        return -1;
+    }
+    if (!initialized) {
+        /* We call MPI only at init, finalize and global exit, always from the initializing
+         * thread, so FUNNELED is all we need whatever level the program asked of us. */
+        int provided;
+        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+            fprintf(stderr, "pangea: shmem_init: MPI_Init_thread failed\n");
+            return -1;
+        }
+        we_started_mpi = 1;
+        if (!mpi_finalize_registered) {
+            /* MPI cannot be initialized twice, so keep it up for a later re-init and
+             * finalize it when the program exits. */
+            atexit(finalize_mpi_at_exit);
+            mpi_finalize_registered = 1;
+        }
+    }
+    check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &world_comm), "MPI_Comm_dup");
+    MPI_Comm_rank(world_comm, &pg_world.me);
+    MPI_Comm_size(world_comm, &pg_world.npes);
+    check_mpi(MPI_Comm_split_type(world_comm, MPI_COMM_TYPE_SHARED, pg_world.me, MPI_INFO_NULL,
+                                  &node_comm),
+              "MPI_Comm_split_type");
+    MPI_Comm_rank(node_comm, &pg_world.local_rank);
+    MPI_Comm_size(node_comm, &pg_world.local_size);
+
+    int npes = pg_world.npes;
+    pg_world.node_of = calloc((size_t)npes, sizeof(int));
+    pg_world.local_of = calloc((size_t)npes, sizeof(int));
+    pg_world.local_pes = calloc((size_t)pg_world.local_size, sizeof(int));
+    int *leader_of = calloc((size_t)npes, sizeof(int));
+    if (!pg_world.node_of || !pg_world.local_of || !pg_world.local_pes || !leader_of)
+        pg_fatal("startup", "out of memory for the PE tables (%d PEs)", npes);
+
+    /* The node leader is the lowest PE of the node; nodes are numbered in leader order. */
+    int my_leader = pg_world.me;
+    MPI_Allreduce(MPI_IN_PLACE, &my_leader, 1, MPI_INT, MPI_MIN, node_comm);
+    MPI_Allgather(&my_leader, 1, MPI_INT, leader_of, 1, MPI_INT, world_comm);
+    MPI_Allgather(&pg_world.local_rank, 1, MPI_INT, pg_world.local_of, 1, MPI_INT, world_comm);
+    MPI_Allgather(&pg_world.me, 1, MPI_INT, pg_world.local_pes, 1, MPI_INT, node_comm);
+    int nnodes = 0;
+    for (int pe = 0; pe < npes; pe++) {
+        if (leader_of[pe] == pe)
+            nnodes++;
+        int node = 0;
+        for (int q = 0; q < leader_of[pe]; q++)
+            node += leader_of[q] == q;
+        pg_world.node_of[pe] = node;
+    }
+    pg_world.nnodes = nnodes;
+    pg_world.node = pg_world.node_of[pg_world.me];
+    free(leader_of);
+
+    unsigned long job_id = 0;
+    if (pg_world.me == 0)
+        job_id = ((unsigned long)getpid() << 20) ^ (unsigned long)time(NULL) ^
+                 ((unsigned long)clock() << 40);
+    MPI_Bcast(&job_id, 1, MPI_UNSIGNED_LONG, 0, world_comm);
+    pg_world.job_id = job_id;
+    return 0;
+}
+
+void pg_startup_fini(void)
+{
+    if (mpi_up()) {
+        if (node_comm != MPI_COMM_NULL)
+            MPI_Comm_free(&node_comm);
+        if (world_comm != MPI_COMM_NULL)
+            MPI_Comm_free(&world_comm);
+    }
+    node_comm = world_comm = MPI_COMM_NULL;
+    free(pg_world.node_of);
+    free(pg_world.local_of);
+    free(pg_world.local_pes);
+    memset(&pg_world, 0, sizeof pg_world);
+}
+
+void pg_boot_allgather(const void *mine, void *all, size_t len)
+{
+    check_mpi(MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, world_comm),
+              "MPI_Allgather");
+}
+
+void pg_boot_node_allgather(const void *mine, void *all, size_t len)
+{
+    check_mpi(MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, node_comm),
+              "MPI_Allgather");
+}
+
+void pg_boot_barrier(void)
+{
+    check_mpi(MPI_Barrier(world_comm), "MPI_Barrier");
+}
+
+void pg_boot_node_barrier(void)
+{
+    check_mpi(MPI_Barrier(node_comm), "MPI_Barrier");
+}
+
+void pg_boot_abort(int status)
+{
+    if (mpi_up())
+        MPI_Abort(MPI_COMM_WORLD, status);
+    _exit(status);
+}

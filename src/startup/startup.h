@@ -1,0 +1,37 @@
+/* startup: bootstrap over MPI — who we are, which PEs share our node — and the init-time
+ * exchanges the other modules use while the runtime comes up. */
+#ifndef PG_STARTUP_H
+#define PG_STARTUP_H
+
+#include <stddef.h>
+
+struct pg_world {
+    int me;          /* PE number = MPI_COMM_WORLD rank */
+    int npes;
+    int node;        /* index of my node, 0..nnodes-1 (nodes numbered by their lowest PE) */
+    int nnodes;
+    int local_rank;  /* my index among the PEs of my node */
+    int local_size;
+    int *node_of;    /* [npes] node index of each PE */
+    int *local_of;   /* [npes] local rank of each PE on its node */
+    int *local_pes;  /* [local_size] world PE of each local rank of my node */
+    unsigned long job_id; /* same on every PE of the job, distinct between concurrent jobs */
+};
+
+extern struct pg_world pg_world;
+
+/* Brings MPI up if the program has not (remembering that we did), duplicates
+ * MPI_COMM_WORLD and fills pg_world. Returns 0 or -1 with a message printed. */
+int pg_startup_init(void);
+/* Releases the communicators; MPI itself is finalized at exit if we started it. */
+void pg_startup_fini(void);
+
+/* Init-time exchanges over MPI (world or node scope). */
+void pg_boot_allgather(const void *mine, void *all, size_t len);
+void pg_boot_node_allgather(const void *mine, void *all, size_t len);
+void pg_boot_barrier(void);
+void pg_boot_node_barrier(void);
+/* Ends the whole job with this status (MPI_Abort when MPI is up, else exit). */
+__attribute__((noreturn)) void pg_boot_abort(int status);
+
+#endif
