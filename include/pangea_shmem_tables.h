@@ -10,133 +10,133 @@
 #include <stdint.h>
 
 /* T-AMO-STD: standard AMO types and the multi-element point-to-point sync types. */
-#define PANGEA_T_AMO_STD(X)                                                                        \
-    X(int, int)                                                                                    \
-    X(long, long)                                                                                  \
-    X(long long, longlong)                                                                         \
-    X(unsigned int, uint)                                                                          \
-    X(unsigned long, ulong)                                                                        \
-    X(unsigned long long, ulonglong)                                                               \
-    X(int32_t, int32)                                                                              \
-    X(int64_t, int64)                                                                              \
-    X(uint32_t, uint32)                                                                            \
-    X(uint64_t, uint64)                                                                            \
-    X(size_t, size)                                                                                \
+#define PANGEA_T_AMO_STD(X)          \
+    X(int, int)                      \
+    X(long, long)                    \
+    X(long long, longlong)           \
+    X(unsigned int, uint)            \
+    X(unsigned long, ulong)          \
+    X(unsigned long long, ulonglong) \
+    X(int32_t, int32)                \
+    X(int64_t, int64)                \
+    X(uint32_t, uint32)              \
+    X(uint64_t, uint64)              \
+    X(size_t, size)                  \
     X(ptrdiff_t, ptrdiff)
 
 /* T-AMO-EXT: fetch, set, swap. */
-#define PANGEA_T_AMO_EXT(X)                                                                        \
-    X(float, float)                                                                                \
-    X(double, double)                                                                              \
+#define PANGEA_T_AMO_EXT(X) \
+    X(float, float)         \
+    X(double, double)       \
     PANGEA_T_AMO_STD(X)
 
 /* T-AMO-BIT: fetch_and/or/xor, and/or/xor. */
-#define PANGEA_T_AMO_BIT(X)                                                                        \
-    X(unsigned int, uint)                                                                          \
-    X(unsigned long, ulong)                                                                        \
-    X(unsigned long long, ulonglong)                                                               \
-    X(int32_t, int32)                                                                              \
-    X(int64_t, int64)                                                                              \
-    X(uint32_t, uint32)                                                                            \
+#define PANGEA_T_AMO_BIT(X)          \
+    X(unsigned int, uint)            \
+    X(unsigned long, ulong)          \
+    X(unsigned long long, ulonglong) \
+    X(int32_t, int32)                \
+    X(int64_t, int64)                \
+    X(uint32_t, uint32)              \
     X(uint64_t, uint64)
 
 /* T-P2P: wait_until and test (the short rows are deprecated but required). */
-#define PANGEA_T_P2P(X)                                                                            \
-    X(short, short)                                                                                \
-    X(unsigned short, ushort)                                                                      \
+#define PANGEA_T_P2P(X)       \
+    X(short, short)           \
+    X(unsigned short, ushort) \
     PANGEA_T_AMO_STD(X)
 
 /* T-RMA: put, get, p, g, iput, iget, ibput, ibget, nbi, put_signal, team data collectives. */
-#define PANGEA_T_RMA(X)                                                                            \
-    X(float, float)                                                                                \
-    X(double, double)                                                                              \
-    X(long double, longdouble)                                                                     \
-    X(char, char)                                                                                  \
-    X(signed char, schar)                                                                          \
-    X(short, short)                                                                                \
-    X(int, int)                                                                                    \
-    X(long, long)                                                                                  \
-    X(long long, longlong)                                                                         \
-    X(unsigned char, uchar)                                                                        \
-    X(unsigned short, ushort)                                                                      \
-    X(unsigned int, uint)                                                                          \
-    X(unsigned long, ulong)                                                                        \
-    X(unsigned long long, ulonglong)                                                               \
-    X(int8_t, int8)                                                                                \
-    X(int16_t, int16)                                                                              \
-    X(int32_t, int32)                                                                              \
-    X(int64_t, int64)                                                                              \
-    X(uint8_t, uint8)                                                                              \
-    X(uint16_t, uint16)                                                                            \
-    X(uint32_t, uint32)                                                                            \
-    X(uint64_t, uint64)                                                                            \
-    X(size_t, size)                                                                                \
+#define PANGEA_T_RMA(X)              \
+    X(float, float)                  \
+    X(double, double)                \
+    X(long double, longdouble)       \
+    X(char, char)                    \
+    X(signed char, schar)            \
+    X(short, short)                  \
+    X(int, int)                      \
+    X(long, long)                    \
+    X(long long, longlong)           \
+    X(unsigned char, uchar)          \
+    X(unsigned short, ushort)        \
+    X(unsigned int, uint)            \
+    X(unsigned long, ulong)          \
+    X(unsigned long long, ulonglong) \
+    X(int8_t, int8)                  \
+    X(int16_t, int16)                \
+    X(int32_t, int32)                \
+    X(int64_t, int64)                \
+    X(uint8_t, uint8)                \
+    X(uint16_t, uint16)              \
+    X(uint32_t, uint32)              \
+    X(uint64_t, uint64)              \
+    X(size_t, size)                  \
     X(ptrdiff_t, ptrdiff)
 
 /* The distinct C base types behind T-RMA, for C11 _Generic associations (typedefs such as
  * int32_t or size_t dispatch through the base type they name). */
-#define PANGEA_T_RMA_BASE(X)                                                                       \
-    X(float, float)                                                                                \
-    X(double, double)                                                                              \
-    X(long double, longdouble)                                                                     \
-    X(char, char)                                                                                  \
-    X(signed char, schar)                                                                          \
-    X(short, short)                                                                                \
-    X(int, int)                                                                                    \
-    X(long, long)                                                                                  \
-    X(long long, longlong)                                                                         \
-    X(unsigned char, uchar)                                                                        \
-    X(unsigned short, ushort)                                                                      \
-    X(unsigned int, uint)                                                                          \
-    X(unsigned long, ulong)                                                                        \
+#define PANGEA_T_RMA_BASE(X)   \
+    X(float, float)            \
+    X(double, double)          \
+    X(long double, longdouble) \
+    X(char, char)              \
+    X(signed char, schar)      \
+    X(short, short)            \
+    X(int, int)                \
+    X(long, long)              \
+    X(long long, longlong)     \
+    X(unsigned char, uchar)    \
+    X(unsigned short, ushort)  \
+    X(unsigned int, uint)      \
+    X(unsigned long, ulong)    \
     X(unsigned long long, ulonglong)
 
 /* Base types of T-AMO-STD, T-AMO-EXT (adds float, double), T-AMO-BIT and T-P2P. T-AMO-BIT's
  * only signed rows are int32_t and int64_t, so they stand for their base types there. */
-#define PANGEA_T_AMO_STD_BASE(X)                                                                   \
-    X(int, int)                                                                                    \
-    X(long, long)                                                                                  \
-    X(long long, longlong)                                                                         \
-    X(unsigned int, uint)                                                                          \
-    X(unsigned long, ulong)                                                                        \
+#define PANGEA_T_AMO_STD_BASE(X) \
+    X(int, int)                  \
+    X(long, long)                \
+    X(long long, longlong)       \
+    X(unsigned int, uint)        \
+    X(unsigned long, ulong)      \
     X(unsigned long long, ulonglong)
-#define PANGEA_T_AMO_EXT_BASE(X)                                                                   \
-    X(float, float)                                                                                \
-    X(double, double)                                                                              \
+#define PANGEA_T_AMO_EXT_BASE(X) \
+    X(float, float)              \
+    X(double, double)            \
     PANGEA_T_AMO_STD_BASE(X)
-#define PANGEA_T_AMO_BIT_BASE(X)                                                                   \
-    X(unsigned int, uint)                                                                          \
-    X(unsigned long, ulong)                                                                        \
-    X(unsigned long long, ulonglong)                                                               \
-    X(int32_t, int32)                                                                              \
+#define PANGEA_T_AMO_BIT_BASE(X)     \
+    X(unsigned int, uint)            \
+    X(unsigned long, ulong)          \
+    X(unsigned long long, ulonglong) \
+    X(int32_t, int32)                \
     X(int64_t, int64)
-#define PANGEA_T_P2P_BASE(X)                                                                       \
-    X(short, short)                                                                                \
-    X(unsigned short, ushort)                                                                      \
+#define PANGEA_T_P2P_BASE(X)  \
+    X(short, short)           \
+    X(unsigned short, ushort) \
     PANGEA_T_AMO_STD_BASE(X)
 
 /* Deprecated AMO names (no ctx form). */
-#define PANGEA_T_DEP_AMO(X)                                                                        \
-    X(int, int)                                                                                    \
-    X(long, long)                                                                                  \
+#define PANGEA_T_DEP_AMO(X) \
+    X(int, int)             \
+    X(long, long)           \
     X(long long, longlong)
-#define PANGEA_T_DEP_AMO_EXT(X)                                                                    \
-    X(float, float)                                                                                \
-    X(double, double)                                                                              \
+#define PANGEA_T_DEP_AMO_EXT(X) \
+    X(float, float)             \
+    X(double, double)           \
     PANGEA_T_DEP_AMO(X)
 /* Deprecated shmem_TYPENAME_wait. */
-#define PANGEA_T_DEP_WAIT(X)                                                                       \
-    X(short, short)                                                                                \
-    X(int, int)                                                                                    \
-    X(long, long)                                                                                  \
+#define PANGEA_T_DEP_WAIT(X) \
+    X(short, short)          \
+    X(int, int)              \
+    X(long, long)            \
     X(long long, longlong)
 
 /* SIZE families: X(bits, bytes). */
-#define PANGEA_SIZES(X)                                                                            \
-    X(8, 1)                                                                                        \
-    X(16, 2)                                                                                       \
-    X(32, 4)                                                                                       \
-    X(64, 8)                                                                                       \
+#define PANGEA_SIZES(X) \
+    X(8, 1)             \
+    X(16, 2)            \
+    X(32, 4)            \
+    X(64, 8)            \
     X(128, 16)
 
 #endif

@@ -4,30 +4,30 @@
 #include "onesided/onesided.h"
 #include "runtime/runtime.h"
 
-#define KERNEL(T)                                                                                  \
-    static uint64_t amo_##T(T *p, enum pg_amo_op op, T value, T cond)                             \
-    {                                                                                              \
-        switch (op) {                                                                              \
-        case PG_AMO_FETCH:                                                                         \
-            return __atomic_load_n(p, __ATOMIC_ACQUIRE);                                           \
-        case PG_AMO_SET:                                                                           \
-            __atomic_store_n(p, value, __ATOMIC_RELEASE);                                          \
-            return 0;                                                                              \
-        case PG_AMO_SWAP:                                                                          \
-            return __atomic_exchange_n(p, value, __ATOMIC_ACQ_REL);                                \
-        case PG_AMO_CSWAP:                                                                         \
-            __atomic_compare_exchange_n(p, &cond, value, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);   \
-            return cond;                                                                           \
-        case PG_AMO_ADD:                                                                           \
-            return __atomic_fetch_add(p, value, __ATOMIC_ACQ_REL);                                 \
-        case PG_AMO_AND:                                                                           \
-            return __atomic_fetch_and(p, value, __ATOMIC_ACQ_REL);                                 \
-        case PG_AMO_OR:                                                                            \
-            return __atomic_fetch_or(p, value, __ATOMIC_ACQ_REL);                                  \
-        case PG_AMO_XOR:                                                                           \
-            return __atomic_fetch_xor(p, value, __ATOMIC_ACQ_REL);                                 \
-        }                                                                                          \
-        return 0;                                                                                  \
+#define KERNEL(T)                                                                                \
+    static uint64_t amo_##T(T *p, enum pg_amo_op op, T value, T cond)                            \
+    {                                                                                            \
+        switch (op) {                                                                            \
+        case PG_AMO_FETCH:                                                                       \
+            return __atomic_load_n(p, __ATOMIC_ACQUIRE);                                         \
+        case PG_AMO_SET:                                                                         \
+            __atomic_store_n(p, value, __ATOMIC_RELEASE);                                        \
+            return 0;                                                                            \
+        case PG_AMO_SWAP:                                                                        \
+            return __atomic_exchange_n(p, value, __ATOMIC_ACQ_REL);                              \
+        case PG_AMO_CSWAP:                                                                       \
+            __atomic_compare_exchange_n(p, &cond, value, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE); \
+            return cond;                                                                         \
+        case PG_AMO_ADD:                                                                         \
+            return __atomic_fetch_add(p, value, __ATOMIC_ACQ_REL);                               \
+        case PG_AMO_AND:                                                                         \
+            return __atomic_fetch_and(p, value, __ATOMIC_ACQ_REL);                               \
+        case PG_AMO_OR:                                                                          \
+            return __atomic_fetch_or(p, value, __ATOMIC_ACQ_REL);                                \
+        case PG_AMO_XOR:                                                                         \
+            return __atomic_fetch_xor(p, value, __ATOMIC_ACQ_REL);                               \
+        }                                                                                        \
+        return 0;                                                                                \
     }
 KERNEL(uint32_t)
 KERNEL(uint64_t)

@@ -16,7 +16,7 @@ enum pg_seg_id {
 };
 
 struct pg_segment {
-    char *base;       /* my own copy */
+    char *base; /* my own copy */
     size_t size;
     char **peer_base; /* [npes]: my mapping of each PE's copy; NULL when not on my node */
 };

@@ -101,8 +101,8 @@ static int remap_static_data(int *fd_out)
         }
         done += (size_t)n;
     }
-    void *at = mmap((void *)range.start, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
-                    0);
+    void *at =
+        mmap((void *)range.start, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
     if (at == MAP_FAILED) {
         fprintf(stderr, "pangea: shmem_init: mapping static data: %s\n", strerror(errno));
         close(fd);
@@ -150,8 +150,9 @@ static int map_peers(int seg)
             /* Not the same executable (MPMD) or a different heap size: leave it unmapped. */
             if (seg == PG_SEG_DATA)
                 continue;
-            fprintf(stderr, "pangea: shmem_init: PE %d has a %s segment of %zu bytes, PE %d of "
-                            "%zu: every PE must use the same SHMEM_SYMMETRIC_SIZE\n",
+            fprintf(stderr,
+                    "pangea: shmem_init: PE %d has a %s segment of %zu bytes, PE %d of "
+                    "%zu: every PE must use the same SHMEM_SYMMETRIC_SIZE\n",
                     pe, seg_names[seg], sizes[l], pg_world.me, s->size);
             status = -1;
             continue;

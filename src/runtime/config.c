@@ -18,7 +18,7 @@ struct tunable {
 };
 
 static const struct tunable tunables[] = {
-#define PG_TUNABLE_ROW(field, kind, env, def, meaning)                                             \
+#define PG_TUNABLE_ROW(field, kind, env, def, meaning) \
     {env, PG_KIND_##kind, def, meaning, &pg_cfg.field},
     PG_TUNABLES(PG_TUNABLE_ROW)
 #undef PG_TUNABLE_ROW

@@ -20,8 +20,9 @@ void pg_check_symmetric(const char *call, const char *arg, const void *addr, siz
     size_t off;
     int seg = pg_mem_locate(addr, 1, &off);
     if (seg < 0)
-        pg_fatal(call, "argument '%s' = %p is not a symmetric address (neither the symmetric "
-                       "heap nor static data)",
+        pg_fatal(call,
+                 "argument '%s' = %p is not a symmetric address (neither the symmetric "
+                 "heap nor static data)",
                  arg, addr);
     if (seg == PG_SEG_HEAP) {
         char *start;
@@ -31,12 +32,13 @@ void pg_check_symmetric(const char *call, const char *arg, const void *addr, siz
                      addr);
         size_t at = (size_t)((const char *)addr - start);
         if (at + len > size)
-            pg_fatal(call, "argument '%s': %zu bytes at offset %zu run past the end of its "
-                           "%zu-byte symmetric object",
+            pg_fatal(call,
+                     "argument '%s': %zu bytes at offset %zu run past the end of its "
+                     "%zu-byte symmetric object",
                      arg, len, at, size);
     } else if (len > pg_segments[seg].size - off) {
-        pg_fatal(call, "argument '%s': %zu bytes at %p run past the end of static data", arg,
-                 len, addr);
+        pg_fatal(call, "argument '%s': %zu bytes at %p run past the end of static data", arg, len,
+                 addr);
     }
 }
 

@@ -110,104 +110,103 @@ static size_t wait_some(const struct condition *c, size_t *indices)
     }
 }
 
-#define PG_COND(NAME, T, IVARS, N, STATUS, CMP, VALUES, VALUE)                                     \
-    struct condition c = {"shmem_" NAME, IVARS, N, STATUS, CMP, VALUES, VALUE, satisfied_##T};    \
+#define PG_COND(NAME, T, IVARS, N, STATUS, CMP, VALUES, VALUE)                                 \
+    struct condition c = {"shmem_" NAME, IVARS, N, STATUS, CMP, VALUES, VALUE, satisfied_##T}; \
     PG_CHECKS(check_condition(&c, sizeof *(IVARS)))
 
 /* The comparison of one type, and its two single-variable calls (T-P2P). */
-#define PG_P2P_SINGLE(T, N)                                                                        \
-    static int satisfied_##N(const void *ivars, size_t i, int cmp, const void *values,            \
-                             const void *value)                                                    \
-    {                                                                                              \
-        T v = __atomic_load_n((const T *)ivars + i, __ATOMIC_ACQUIRE);                             \
-        T ref = values ? ((const T *)values)[i] : *(const T *)value;                               \
-        return PG_COMPARE(cmp, v, ref);                                                            \
-    }                                                                                              \
-    void pshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value)                                    \
-    {                                                                                              \
-        PG_COND(#N "_wait_until", N, ivar, 1, NULL, cmp, NULL, &cmp_value);                        \
-        wait_all(&c);                                                                              \
-    }                                                                                              \
-    int pshmem_##N##_test(T *ivar, int cmp, T cmp_value)                                           \
-    {                                                                                              \
-        PG_COND(#N "_test", N, ivar, 1, NULL, cmp, NULL, &cmp_value);                              \
-        return test_all(&c);                                                                       \
-    }                                                                                              \
-    PG_ALIAS(shmem_##N##_wait_until)                                                               \
+#define PG_P2P_SINGLE(T, N)                                                            \
+    static int satisfied_##N(const void *ivars, size_t i, int cmp, const void *values, \
+                             const void *value)                                        \
+    {                                                                                  \
+        T v = __atomic_load_n((const T *)ivars + i, __ATOMIC_ACQUIRE);                 \
+        T ref = values ? ((const T *)values)[i] : *(const T *)value;                   \
+        return PG_COMPARE(cmp, v, ref);                                                \
+    }                                                                                  \
+    void pshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value)                        \
+    {                                                                                  \
+        PG_COND(#N "_wait_until", N, ivar, 1, NULL, cmp, NULL, &cmp_value);            \
+        wait_all(&c);                                                                  \
+    }                                                                                  \
+    int pshmem_##N##_test(T *ivar, int cmp, T cmp_value)                               \
+    {                                                                                  \
+        PG_COND(#N "_test", N, ivar, 1, NULL, cmp, NULL, &cmp_value);                  \
+        return test_all(&c);                                                           \
+    }                                                                                  \
+    PG_ALIAS(shmem_##N##_wait_until)                                                   \
     PG_ALIAS(shmem_##N##_test)
 PANGEA_T_P2P(PG_P2P_SINGLE)
 
 /* The multi-element calls (T-AMO-STD). */
 #define PG_P2P_MULTI(T, N)                                                                         \
-    void pshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,         \
+    void pshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,          \
                                      T cmp_value)                                                  \
     {                                                                                              \
         PG_COND(#N "_wait_until_all", N, ivars, nelems, status, cmp, NULL, &cmp_value);            \
         wait_all(&c);                                                                              \
     }                                                                                              \
-    size_t pshmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,       \
+    size_t pshmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,        \
                                        T cmp_value)                                                \
     {                                                                                              \
         PG_COND(#N "_wait_until_any", N, ivars, nelems, status, cmp, NULL, &cmp_value);            \
         return wait_any(&c);                                                                       \
     }                                                                                              \
-    size_t pshmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,                 \
+    size_t pshmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,                  \
                                         const int *status, int cmp, T cmp_value)                   \
     {                                                                                              \
         PG_COND(#N "_wait_until_some", N, ivars, nelems, status, cmp, NULL, &cmp_value);           \
         return wait_some(&c, indices);                                                             \
     }                                                                                              \
-    void pshmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp,  \
+    void pshmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp,   \
                                             const T *cmp_values)                                   \
     {                                                                                              \
         PG_COND(#N "_wait_until_all_vector", N, ivars, nelems, status, cmp, cmp_values, NULL);     \
         wait_all(&c);                                                                              \
     }                                                                                              \
-    size_t pshmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status,         \
-                                              int cmp, const T *cmp_values)                        \
+    size_t pshmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp, \
+                                              const T *cmp_values)                                 \
     {                                                                                              \
         PG_COND(#N "_wait_until_any_vector", N, ivars, nelems, status, cmp, cmp_values, NULL);     \
         return wait_any(&c);                                                                       \
     }                                                                                              \
-    size_t pshmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,          \
+    size_t pshmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,           \
                                                const int *status, int cmp, const T *cmp_values)    \
     {                                                                                              \
         PG_COND(#N "_wait_until_some_vector", N, ivars, nelems, status, cmp, cmp_values, NULL);    \
         return wait_some(&c, indices);                                                             \
     }                                                                                              \
-    int pshmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)   \
+    int pshmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)    \
     {                                                                                              \
         PG_COND(#N "_test_all", N, ivars, nelems, status, cmp, NULL, &cmp_value);                  \
         return test_all(&c);                                                                       \
     }                                                                                              \
-    size_t pshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,             \
-                                 T cmp_value)                                                      \
+    size_t pshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value) \
     {                                                                                              \
         PG_COND(#N "_test_any", N, ivars, nelems, status, cmp, NULL, &cmp_value);                  \
         int none;                                                                                  \
         return test_any(&c, &none);                                                                \
     }                                                                                              \
-    size_t pshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status,    \
+    size_t pshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status,     \
                                   int cmp, T cmp_value)                                            \
     {                                                                                              \
         PG_COND(#N "_test_some", N, ivars, nelems, status, cmp, NULL, &cmp_value);                 \
         int none;                                                                                  \
         return test_some(&c, indices, &none);                                                      \
     }                                                                                              \
-    int pshmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,         \
+    int pshmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,          \
                                      const T *cmp_values)                                          \
     {                                                                                              \
         PG_COND(#N "_test_all_vector", N, ivars, nelems, status, cmp, cmp_values, NULL);           \
         return test_all(&c);                                                                       \
     }                                                                                              \
-    size_t pshmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp,      \
+    size_t pshmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp,       \
                                         const T *cmp_values)                                       \
     {                                                                                              \
         PG_COND(#N "_test_any_vector", N, ivars, nelems, status, cmp, cmp_values, NULL);           \
         int none;                                                                                  \
         return test_any(&c, &none);                                                                \
     }                                                                                              \
-    size_t pshmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,                \
+    size_t pshmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,                 \
                                          const int *status, int cmp, const T *cmp_values)          \
     {                                                                                              \
         PG_COND(#N "_test_some_vector", N, ivars, nelems, status, cmp, cmp_values, NULL);          \
@@ -255,10 +254,10 @@ void pshmem_wait(long *ivar, long cmp_value)
 }
 PG_ALIAS(shmem_wait)
 
-#define PG_DEP_WAIT(T, N)                                                                          \
-    void pshmem_##N##_wait(T *ivar, T cmp_value)                                                   \
-    {                                                                                              \
-        pshmem_##N##_wait_until(ivar, SHMEM_CMP_NE, cmp_value);                                    \
-    }                                                                                              \
+#define PG_DEP_WAIT(T, N)                                       \
+    void pshmem_##N##_wait(T *ivar, T cmp_value)                \
+    {                                                           \
+        pshmem_##N##_wait_until(ivar, SHMEM_CMP_NE, cmp_value); \
+    }                                                           \
     PG_ALIAS(shmem_##N##_wait)
 PANGEA_T_DEP_WAIT(PG_DEP_WAIT)

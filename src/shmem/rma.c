@@ -5,23 +5,21 @@
 static inline void put_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                              size_t len, int pe)
 {
-    PG_CHECKS(pg_check_ctx(call, ctx);
-              pg_check_rma(call, dest, "dest", source, "source", len, pe));
+    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_rma(call, dest, "dest", source, "source", len, pe));
     pg_put(pg_ctx(ctx), dest, source, len, pe);
 }
 
 static inline void get_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                              size_t len, int pe)
 {
-    PG_CHECKS(pg_check_ctx(call, ctx);
-              pg_check_rma(call, source, "source", dest, "dest", len, pe));
+    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_rma(call, source, "source", dest, "dest", len, pe));
     pg_get(pg_ctx(ctx), dest, source, len, pe);
 }
 
 /* Block-strided transfer of nblocks blocks of bsize elements of elem bytes; the strides dst
  * and sst count elements between block starts. iput/iget are bsize 1. */
-static inline struct pg_strided block_shape(size_t elem, ptrdiff_t dst, ptrdiff_t sst,
-                                            size_t bsize, size_t nblocks)
+static inline struct pg_strided block_shape(size_t elem, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
+                                            size_t nblocks)
 {
     struct pg_strided shape = {.levels = 1};
     shape.count[0] = bsize * elem;
@@ -64,92 +62,91 @@ static inline void iget_bytes(const char *call, shmem_ctx_t ctx, void *dest, con
 }
 
 /* A contiguous family NAME (put, get, put_nbi, get_nbi) for one element size. */
-#define PG_CONTIG(NAME, CORE, PTYPE, CTYPE, ELEM)                                                  \
-    void pshmem_ctx_##NAME(shmem_ctx_t ctx, PTYPE *dest, const CTYPE *source, size_t nelems,      \
-                           int pe)                                                                 \
-    {                                                                                              \
-        CORE("shmem_ctx_" #NAME, ctx, dest, source, nelems * (ELEM), pe);                          \
-    }                                                                                              \
-    void pshmem_##NAME(PTYPE *dest, const CTYPE *source, size_t nelems, int pe)                   \
-    {                                                                                              \
-        CORE("shmem_" #NAME, SHMEM_CTX_DEFAULT, dest, source, nelems * (ELEM), pe);               \
-    }                                                                                              \
-    PG_ALIAS(shmem_ctx_##NAME)                                                                     \
+#define PG_CONTIG(NAME, CORE, PTYPE, CTYPE, ELEM)                                            \
+    void pshmem_ctx_##NAME(shmem_ctx_t ctx, PTYPE *dest, const CTYPE *source, size_t nelems, \
+                           int pe)                                                           \
+    {                                                                                        \
+        CORE("shmem_ctx_" #NAME, ctx, dest, source, nelems *(ELEM), pe);                     \
+    }                                                                                        \
+    void pshmem_##NAME(PTYPE *dest, const CTYPE *source, size_t nelems, int pe)              \
+    {                                                                                        \
+        CORE("shmem_" #NAME, SHMEM_CTX_DEFAULT, dest, source, nelems *(ELEM), pe);           \
+    }                                                                                        \
+    PG_ALIAS(shmem_ctx_##NAME)                                                               \
     PG_ALIAS(shmem_##NAME)
 
-#define PG_STRIDED(NAME, CORE, PTYPE, CTYPE, ELEM)                                                 \
-    void pshmem_ctx_##NAME(shmem_ctx_t ctx, PTYPE *dest, const CTYPE *source, ptrdiff_t dst,      \
-                           ptrdiff_t sst, size_t nelems, int pe)                                   \
-    {                                                                                              \
-        CORE("shmem_ctx_" #NAME, ctx, dest, source, ELEM, dst, sst, 1, nelems, pe);                \
-    }                                                                                              \
-    void pshmem_##NAME(PTYPE *dest, const CTYPE *source, ptrdiff_t dst, ptrdiff_t sst,            \
-                       size_t nelems, int pe)                                                      \
-    {                                                                                              \
-        CORE("shmem_" #NAME, SHMEM_CTX_DEFAULT, dest, source, ELEM, dst, sst, 1, nelems, pe);     \
-    }                                                                                              \
-    PG_ALIAS(shmem_ctx_##NAME)                                                                     \
+#define PG_STRIDED(NAME, CORE, PTYPE, CTYPE, ELEM)                                            \
+    void pshmem_ctx_##NAME(shmem_ctx_t ctx, PTYPE *dest, const CTYPE *source, ptrdiff_t dst,  \
+                           ptrdiff_t sst, size_t nelems, int pe)                              \
+    {                                                                                         \
+        CORE("shmem_ctx_" #NAME, ctx, dest, source, ELEM, dst, sst, 1, nelems, pe);           \
+    }                                                                                         \
+    void pshmem_##NAME(PTYPE *dest, const CTYPE *source, ptrdiff_t dst, ptrdiff_t sst,        \
+                       size_t nelems, int pe)                                                 \
+    {                                                                                         \
+        CORE("shmem_" #NAME, SHMEM_CTX_DEFAULT, dest, source, ELEM, dst, sst, 1, nelems, pe); \
+    }                                                                                         \
+    PG_ALIAS(shmem_ctx_##NAME)                                                                \
     PG_ALIAS(shmem_##NAME)
 
 #define PG_BLOCKED(NAME, CORE, PTYPE, CTYPE, ELEM)                                                 \
-    void pshmem_ctx_##NAME(shmem_ctx_t ctx, PTYPE *dest, const CTYPE *source, ptrdiff_t dst,      \
+    void pshmem_ctx_##NAME(shmem_ctx_t ctx, PTYPE *dest, const CTYPE *source, ptrdiff_t dst,       \
                            ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)                    \
     {                                                                                              \
         CORE("shmem_ctx_" #NAME, ctx, dest, source, ELEM, dst, sst, bsize, nblocks, pe);           \
     }                                                                                              \
-    void pshmem_##NAME(PTYPE *dest, const CTYPE *source, ptrdiff_t dst, ptrdiff_t sst,            \
+    void pshmem_##NAME(PTYPE *dest, const CTYPE *source, ptrdiff_t dst, ptrdiff_t sst,             \
                        size_t bsize, size_t nblocks, int pe)                                       \
     {                                                                                              \
-        CORE("shmem_" #NAME, SHMEM_CTX_DEFAULT, dest, source, ELEM, dst, sst, bsize, nblocks,     \
-             pe);                                                                                  \
+        CORE("shmem_" #NAME, SHMEM_CTX_DEFAULT, dest, source, ELEM, dst, sst, bsize, nblocks, pe); \
     }                                                                                              \
     PG_ALIAS(shmem_ctx_##NAME)                                                                     \
     PG_ALIAS(shmem_##NAME)
 
-#define PG_RMA_TYPED(T, N)                                                                         \
-    PG_CONTIG(N##_put, put_bytes, T, T, sizeof(T))                                                 \
-    PG_CONTIG(N##_get, get_bytes, T, T, sizeof(T))                                                 \
-    PG_CONTIG(N##_put_nbi, put_bytes, T, T, sizeof(T))                                             \
-    PG_CONTIG(N##_get_nbi, get_bytes, T, T, sizeof(T))                                             \
-    PG_STRIDED(N##_iput, iput_bytes, T, T, sizeof(T))                                              \
-    PG_STRIDED(N##_iget, iget_bytes, T, T, sizeof(T))                                              \
-    PG_BLOCKED(N##_ibput, iput_bytes, T, T, sizeof(T))                                             \
-    PG_BLOCKED(N##_ibget, iget_bytes, T, T, sizeof(T))                                             \
-    void pshmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe)                             \
-    {                                                                                              \
-        put_bytes("shmem_ctx_" #N "_p", ctx, dest, &value, sizeof(T), pe);                         \
-    }                                                                                              \
-    void pshmem_##N##_p(T *dest, T value, int pe)                                                  \
-    {                                                                                              \
-        put_bytes("shmem_" #N "_p", SHMEM_CTX_DEFAULT, dest, &value, sizeof(T), pe);               \
-    }                                                                                              \
-    T pshmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe)                                 \
-    {                                                                                              \
-        T value;                                                                                   \
-        get_bytes("shmem_ctx_" #N "_g", ctx, &value, source, sizeof(T), pe);                       \
-        return value;                                                                              \
-    }                                                                                              \
-    T pshmem_##N##_g(const T *source, int pe)                                                      \
-    {                                                                                              \
-        T value;                                                                                   \
-        get_bytes("shmem_" #N "_g", SHMEM_CTX_DEFAULT, &value, source, sizeof(T), pe);             \
-        return value;                                                                              \
-    }                                                                                              \
-    PG_ALIAS(shmem_ctx_##N##_p)                                                                    \
-    PG_ALIAS(shmem_##N##_p)                                                                        \
-    PG_ALIAS(shmem_ctx_##N##_g)                                                                    \
+#define PG_RMA_TYPED(T, N)                                                             \
+    PG_CONTIG(N##_put, put_bytes, T, T, sizeof(T))                                     \
+    PG_CONTIG(N##_get, get_bytes, T, T, sizeof(T))                                     \
+    PG_CONTIG(N##_put_nbi, put_bytes, T, T, sizeof(T))                                 \
+    PG_CONTIG(N##_get_nbi, get_bytes, T, T, sizeof(T))                                 \
+    PG_STRIDED(N##_iput, iput_bytes, T, T, sizeof(T))                                  \
+    PG_STRIDED(N##_iget, iget_bytes, T, T, sizeof(T))                                  \
+    PG_BLOCKED(N##_ibput, iput_bytes, T, T, sizeof(T))                                 \
+    PG_BLOCKED(N##_ibget, iget_bytes, T, T, sizeof(T))                                 \
+    void pshmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe)                 \
+    {                                                                                  \
+        put_bytes("shmem_ctx_" #N "_p", ctx, dest, &value, sizeof(T), pe);             \
+    }                                                                                  \
+    void pshmem_##N##_p(T *dest, T value, int pe)                                      \
+    {                                                                                  \
+        put_bytes("shmem_" #N "_p", SHMEM_CTX_DEFAULT, dest, &value, sizeof(T), pe);   \
+    }                                                                                  \
+    T pshmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe)                     \
+    {                                                                                  \
+        T value;                                                                       \
+        get_bytes("shmem_ctx_" #N "_g", ctx, &value, source, sizeof(T), pe);           \
+        return value;                                                                  \
+    }                                                                                  \
+    T pshmem_##N##_g(const T *source, int pe)                                          \
+    {                                                                                  \
+        T value;                                                                       \
+        get_bytes("shmem_" #N "_g", SHMEM_CTX_DEFAULT, &value, source, sizeof(T), pe); \
+        return value;                                                                  \
+    }                                                                                  \
+    PG_ALIAS(shmem_ctx_##N##_p)                                                        \
+    PG_ALIAS(shmem_##N##_p)                                                            \
+    PG_ALIAS(shmem_ctx_##N##_g)                                                        \
     PG_ALIAS(shmem_##N##_g)
 
 PANGEA_T_RMA(PG_RMA_TYPED)
 
-#define PG_RMA_SIZED(BITS, BYTES)                                                                  \
-    PG_CONTIG(put##BITS, put_bytes, void, void, BYTES)                                             \
-    PG_CONTIG(get##BITS, get_bytes, void, void, BYTES)                                             \
-    PG_CONTIG(put##BITS##_nbi, put_bytes, void, void, BYTES)                                       \
-    PG_CONTIG(get##BITS##_nbi, get_bytes, void, void, BYTES)                                       \
-    PG_STRIDED(iput##BITS, iput_bytes, void, void, BYTES)                                          \
-    PG_STRIDED(iget##BITS, iget_bytes, void, void, BYTES)                                          \
-    PG_BLOCKED(ibput##BITS, iput_bytes, void, void, BYTES)                                         \
+#define PG_RMA_SIZED(BITS, BYTES)                            \
+    PG_CONTIG(put##BITS, put_bytes, void, void, BYTES)       \
+    PG_CONTIG(get##BITS, get_bytes, void, void, BYTES)       \
+    PG_CONTIG(put##BITS##_nbi, put_bytes, void, void, BYTES) \
+    PG_CONTIG(get##BITS##_nbi, get_bytes, void, void, BYTES) \
+    PG_STRIDED(iput##BITS, iput_bytes, void, void, BYTES)    \
+    PG_STRIDED(iget##BITS, iget_bytes, void, void, BYTES)    \
+    PG_BLOCKED(ibput##BITS, iput_bytes, void, void, BYTES)   \
     PG_BLOCKED(ibget##BITS, iget_bytes, void, void, BYTES)
 
 PANGEA_SIZES(PG_RMA_SIZED)

@@ -36,8 +36,9 @@ static void setup_handles(void)
 int pshmem_init_thread(int requested, int *provided)
 {
     if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) {
-        fprintf(stderr, "pangea: shmem_init_thread: argument 'requested' = %d is not a "
-                        "SHMEM_THREAD_ level\n",
+        fprintf(stderr,
+                "pangea: shmem_init_thread: argument 'requested' = %d is not a "
+                "SHMEM_THREAD_ level\n",
                 requested);
         return -1;
     }

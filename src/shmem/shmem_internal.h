@@ -20,11 +20,11 @@
 
 /* Argument checks, active under SHMEM_DEBUG / PANGEA_CHECK. Each names the call and the
  * argument and ends the job. */
-#define PG_CHECKS(...)                                                                             \
-    do {                                                                                           \
-        if (pg_checking()) {                                                                       \
-            __VA_ARGS__;                                                                           \
-        }                                                                                          \
+#define PG_CHECKS(...)       \
+    do {                     \
+        if (pg_checking()) { \
+            __VA_ARGS__;     \
+        }                    \
     } while (0)
 
 void pg_check_init(const char *call);
@@ -44,28 +44,28 @@ static inline struct pangea_ctx *pg_ctx(shmem_ctx_t ctx)
 }
 
 /* Typed value <-> the bits the AMO engine carries. */
-#define PG_TO_BITS(T, v)                                                                           \
-    __extension__({                                                                                \
-        uint64_t bits_ = 0;                                                                        \
-        T v_ = (v);                                                                                \
-        memcpy(&bits_, &v_, sizeof(T));                                                            \
-        bits_;                                                                                     \
+#define PG_TO_BITS(T, v)                \
+    __extension__({                     \
+        uint64_t bits_ = 0;             \
+        T v_ = (v);                     \
+        memcpy(&bits_, &v_, sizeof(T)); \
+        bits_;                          \
     })
-#define PG_FROM_BITS(T, bits)                                                                      \
-    __extension__({                                                                                \
-        uint64_t b_ = (bits);                                                                      \
-        T v_;                                                                                      \
-        memcpy(&v_, &b_, sizeof(T));                                                               \
-        v_;                                                                                        \
+#define PG_FROM_BITS(T, bits)        \
+    __extension__({                  \
+        uint64_t b_ = (bits);        \
+        T v_;                        \
+        memcpy(&v_, &b_, sizeof(T)); \
+        v_;                          \
     })
 
 /* Comparison of the point-to-point sync calls, in the type's own arithmetic. */
-#define PG_COMPARE(cmp, a, b)                                                                      \
-    ((cmp) == SHMEM_CMP_EQ   ? (a) == (b)                                                          \
-     : (cmp) == SHMEM_CMP_NE ? (a) != (b)                                                          \
-     : (cmp) == SHMEM_CMP_GT ? (a) > (b)                                                           \
-     : (cmp) == SHMEM_CMP_GE ? (a) >= (b)                                                          \
-     : (cmp) == SHMEM_CMP_LT ? (a) < (b)                                                           \
+#define PG_COMPARE(cmp, a, b)             \
+    ((cmp) == SHMEM_CMP_EQ   ? (a) == (b) \
+     : (cmp) == SHMEM_CMP_NE ? (a) != (b) \
+     : (cmp) == SHMEM_CMP_GT ? (a) > (b)  \
+     : (cmp) == SHMEM_CMP_GE ? (a) >= (b) \
+     : (cmp) == SHMEM_CMP_LT ? (a) < (b)  \
                              : (a) <= (b))
 void pg_check_cmp(const char *call, int cmp);
 

@@ -4,8 +4,7 @@
 static inline void put_signal(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                               size_t len, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-    PG_CHECKS(pg_check_ctx(call, ctx);
-              pg_check_rma(call, dest, "dest", source, "source", len, pe);
+    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_rma(call, dest, "dest", source, "source", len, pe);
               pg_check_symmetric(call, "sig_addr", sig_addr, sizeof *sig_addr);
               if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD) pg_fatal(
                   call, "argument 'sig_op' = %d is neither SHMEM_SIGNAL_SET nor ADD", sig_op));
@@ -13,29 +12,29 @@ static inline void put_signal(const char *call, shmem_ctx_t ctx, void *dest, con
                   sig_op == SHMEM_SIGNAL_ADD ? PG_SIGNAL_ADD : PG_SIGNAL_SET, pe);
 }
 
-#define PG_PUT_SIGNAL(NAME, PTYPE, ELEM)                                                           \
-    void pshmem_ctx_##NAME(shmem_ctx_t ctx, PTYPE *dest, const PTYPE *source, size_t nelems,      \
-                           uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)               \
-    {                                                                                              \
-        put_signal("shmem_ctx_" #NAME, ctx, dest, source, nelems * (ELEM), sig_addr, signal,      \
-                   sig_op, pe);                                                                    \
-    }                                                                                              \
-    void pshmem_##NAME(PTYPE *dest, const PTYPE *source, size_t nelems, uint64_t *sig_addr,       \
-                       uint64_t signal, int sig_op, int pe)                                        \
-    {                                                                                              \
-        put_signal("shmem_" #NAME, SHMEM_CTX_DEFAULT, dest, source, nelems * (ELEM), sig_addr,    \
-                   signal, sig_op, pe);                                                            \
-    }                                                                                              \
-    PG_ALIAS(shmem_ctx_##NAME)                                                                     \
+#define PG_PUT_SIGNAL(NAME, PTYPE, ELEM)                                                      \
+    void pshmem_ctx_##NAME(shmem_ctx_t ctx, PTYPE *dest, const PTYPE *source, size_t nelems,  \
+                           uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)           \
+    {                                                                                         \
+        put_signal("shmem_ctx_" #NAME, ctx, dest, source, nelems *(ELEM), sig_addr, signal,   \
+                   sig_op, pe);                                                               \
+    }                                                                                         \
+    void pshmem_##NAME(PTYPE *dest, const PTYPE *source, size_t nelems, uint64_t *sig_addr,   \
+                       uint64_t signal, int sig_op, int pe)                                   \
+    {                                                                                         \
+        put_signal("shmem_" #NAME, SHMEM_CTX_DEFAULT, dest, source, nelems *(ELEM), sig_addr, \
+                   signal, sig_op, pe);                                                       \
+    }                                                                                         \
+    PG_ALIAS(shmem_ctx_##NAME)                                                                \
     PG_ALIAS(shmem_##NAME)
 
-#define PG_PUT_SIGNAL_TYPED(T, N)                                                                  \
-    PG_PUT_SIGNAL(N##_put_signal, T, sizeof(T))                                                    \
+#define PG_PUT_SIGNAL_TYPED(T, N)               \
+    PG_PUT_SIGNAL(N##_put_signal, T, sizeof(T)) \
     PG_PUT_SIGNAL(N##_put_signal_nbi, T, sizeof(T))
 PANGEA_T_RMA(PG_PUT_SIGNAL_TYPED)
 
-#define PG_PUT_SIGNAL_SIZED(BITS, BYTES)                                                           \
-    PG_PUT_SIGNAL(put##BITS##_signal, void, BYTES)                                                 \
+#define PG_PUT_SIGNAL_SIZED(BITS, BYTES)           \
+    PG_PUT_SIGNAL(put##BITS##_signal, void, BYTES) \
     PG_PUT_SIGNAL(put##BITS##_signal_nbi, void, BYTES)
 PANGEA_SIZES(PG_PUT_SIGNAL_SIZED)
 

@@ -6,15 +6,15 @@
 #include <stddef.h>
 
 struct pg_world {
-    int me;          /* PE number = MPI_COMM_WORLD rank */
+    int me; /* PE number = MPI_COMM_WORLD rank */
     int npes;
-    int node;        /* index of my node, 0..nnodes-1 (nodes numbered by their lowest PE) */
+    int node; /* index of my node, 0..nnodes-1 (nodes numbered by their lowest PE) */
     int nnodes;
-    int local_rank;  /* my index among the PEs of my node */
+    int local_rank; /* my index among the PEs of my node */
     int local_size;
-    int *node_of;    /* [npes] node index of each PE */
-    int *local_of;   /* [npes] local rank of each PE on its node */
-    int *local_pes;  /* [local_size] world PE of each local rank of my node */
+    int *node_of;         /* [npes] node index of each PE */
+    int *local_of;        /* [npes] local rank of each PE on its node */
+    int *local_pes;       /* [local_size] world PE of each local rank of my node */
     unsigned long job_id; /* same on every PE of the job, distinct between concurrent jobs */
 };
 

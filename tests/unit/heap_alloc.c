@@ -11,14 +11,14 @@
 #define SLOTS 256
 
 static int failures;
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL heap_alloc line %d: ", __LINE__);                                         \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
+#define EXPECT(cond, ...)                                  \
+    do {                                                   \
+        if (!(cond)) {                                     \
+            printf("FAIL heap_alloc line %d: ", __LINE__); \
+            printf(__VA_ARGS__);                           \
+            printf("\n");                                  \
+            failures++;                                    \
+        }                                                  \
     } while (0)
 
 static void expect_whole(const char *when)

@@ -10,8 +10,8 @@ static void expect(const char *text, int ok, size_t bytes)
     size_t got = 0;
     int status = pg_parse_size(text, &got);
     if ((status == 0) != ok || (ok && got != bytes)) {
-        printf("FAIL size_grammar: '%s' gave status %d value %zu, expected %s %zu\n", text,
-               status, got, ok ? "ok" : "rejected", bytes);
+        printf("FAIL size_grammar: '%s' gave status %d value %zu, expected %s %zu\n", text, status,
+               got, ok ? "ok" : "rejected", bytes);
         failures++;
     }
 }
