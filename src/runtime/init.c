@@ -7,6 +7,8 @@
 #include "startup/startup.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 static int init_count;
 static int thread_level;
@@ -34,6 +36,10 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
         init_count = 0;
         return -1;
     }
+    /* With more PEs than cores a spinning waiter holds the core its peer needs: yield soon. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!getenv("PANGEA_SPIN_COUNT") && cores > 0 && pg_world.local_size > cores)
+        pg_cfg.spin_count = PG_OVERSUBSCRIBED_SPIN_COUNT;
     if (pg_world.nnodes > 1)
         pg_fatal("shmem_init",
                  "the job spans %d nodes, but this build reaches only PEs on the same node",

@@ -10,19 +10,22 @@
 
 /* The tunables: X(field, kind, environment name, default, meaning).
  * kind: SIZE (the OpenSHMEM size grammar), INT, BOOL. */
-#define PG_TUNABLES(X)                                                                          \
-    X(symmetric_size, SIZE, "SHMEM_SYMMETRIC_SIZE", "256M",                                     \
-      "Symmetric heap bytes per PE (k/m/g/t suffixes, decimals allowed)")                       \
-    X(debug, BOOL, "SHMEM_DEBUG", "0",                                                          \
-      "Check every argument; a bad one stops the job with a message naming the call")           \
-    X(info, BOOL, "SHMEM_INFO", "0", "Print the tunables and their values at startup (PE 0)")   \
-    X(version, BOOL, "SHMEM_VERSION", "0", "Print the library version at startup (PE 0)")       \
-    X(check, BOOL, "PANGEA_CHECK", "0", "Same as SHMEM_DEBUG: validate every argument")         \
-    X(spin_count, INT, "PANGEA_SPIN_COUNT", "2000",                                             \
-      "Polls a waiting PE makes before it yields its core (then polls and yields alternately)") \
-    X(static_map, BOOL, "PANGEA_STATIC_MAP", "1",                                               \
-      "Map the program's static data into on-node peers so put/get/AMO on globals are "         \
+#define PG_TUNABLES(X)                                                                        \
+    X(symmetric_size, SIZE, "SHMEM_SYMMETRIC_SIZE", "256M",                                   \
+      "Symmetric heap bytes per PE (k/m/g/t suffixes, decimals allowed)")                     \
+    X(debug, BOOL, "SHMEM_DEBUG", "0",                                                        \
+      "Check every argument; a bad one stops the job with a message naming the call")         \
+    X(info, BOOL, "SHMEM_INFO", "0", "Print the tunables and their values at startup (PE 0)") \
+    X(version, BOOL, "SHMEM_VERSION", "0", "Print the library version at startup (PE 0)")     \
+    X(check, BOOL, "PANGEA_CHECK", "0", "Same as SHMEM_DEBUG: validate every argument")       \
+    X(spin_count, INT, "PANGEA_SPIN_COUNT", "2000",                                           \
+      "Polls a waiting PE makes before it yields its core (then polls and yields "            \
+      "alternately); unset, it is 50 when a node's PEs outnumber its cores")                  \
+    X(static_map, BOOL, "PANGEA_STATIC_MAP", "1",                                             \
+      "Map the program's static data into on-node peers so put/get/AMO on globals are "       \
       "load/store (0: static data is not remotely accessible)")
+
+#define PG_OVERSUBSCRIBED_SPIN_COUNT 50
 
 enum pg_tunable_kind { PG_KIND_SIZE, PG_KIND_INT, PG_KIND_BOOL };
 
