@@ -27,7 +27,8 @@ STLIB     := $(BUILD)/lib/libpangea.a
 TOOLS     := $(BUILD)/bin/oshcc $(BUILD)/bin/oshc++ $(BUILD)/bin/oshrun $(BUILD)/bin/pangea-info
 
 # Programs built against the in-tree library.
-PROG_CFLAGS = -std=c11 -O2 -g $(WARN) $(SAN) -pthread -Iinclude -Itests/common $(MPI_CFLAGS)
+PROG_STD    = -std=c11
+PROG_CFLAGS = $(PROG_STD) -O2 -g $(WARN) $(SAN) -pthread -Iinclude -Itests/common $(MPI_CFLAGS)
 PROG_LIBS   = -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -lpangea $(MPI_LIBS) -lm
 
 SHMEM_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/shmem/*.c))
@@ -77,6 +78,10 @@ tests: $(SHMEM_TESTS) $(UNIT_TESTS) $(CXX_TESTS)
 $(BUILD)/tests/shmem/%: tests/shmem/%.c $(SHLIB) $(wildcard tests/common/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LIBS)
+
+# The header checks compile as strict ISO C (C99 for the _c99 one: no _Generic).
+$(BUILD)/tests/unit/header_%: PROG_STD = -std=c11 -pedantic
+$(BUILD)/tests/unit/header_c99: PROG_STD = -std=c99 -pedantic
 
 # Unit tests may look inside the engine: they link the static library.
 $(BUILD)/tests/unit/%: tests/unit/%.c $(STLIB) $(HEADERS)

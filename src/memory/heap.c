@@ -90,7 +90,7 @@ void *pg_heap_alloc(size_t alignment, size_t size)
 {
     if (alignment < PG_HEAP_MIN_ALIGN)
         alignment = PG_HEAP_MIN_ALIGN;
-    if (size > heap_size)
+    if (size > heap_size || alignment > PG_HEAP_MAX_ALIGN)
         return NULL;
     size_t requested = size;
     size = (size + PG_HEAP_MIN_ALIGN - 1) & ~(size_t)(PG_HEAP_MIN_ALIGN - 1);
@@ -98,7 +98,8 @@ void *pg_heap_alloc(size_t alignment, size_t size)
         struct block b = blocks[i];
         if (b.used)
             continue;
-        /* Align the address (the segment base is page aligned, so offsets are too). */
+        /* The heap base is PG_HEAP_MAX_ALIGN-aligned on every PE: aligned addresses are
+         * aligned offsets, the same on all PEs. */
         uintptr_t addr = (uintptr_t)(heap_base + b.off);
         size_t pad = (size_t)((alignment - addr % alignment) % alignment);
         if (pad > b.len || b.len - pad < size)

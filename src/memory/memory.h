@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 enum pg_seg_id {
-    PG_SEG_HEAP, /* library-internal symmetric area, then the symmetric heap */
+    PG_SEG_HEAP, /* the symmetric heap, then the library-internal symmetric area */
     PG_SEG_DATA, /* the executable's .data and .bss, remapped onto a shared object */
     PG_SEG_COUNT
 };
@@ -60,6 +60,9 @@ void *pg_mem_internal_alloc(size_t size);
 
 /* Hands [base, base+size) to the heap allocator, all free (segment setup and unit tests). */
 void pg_heap_setup(char *base, size_t size);
+
+/* The largest alignment shmem_align can honour: every heap starts at a multiple of it. */
+#define PG_HEAP_MAX_ALIGN ((size_t)1 << 30)
 
 /* The symmetric heap allocator. Deterministic: the same sequence of calls gives the same
  * addresses on every PE. Not collective by itself; the front-ends add the barriers. */

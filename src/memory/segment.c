@@ -18,7 +18,7 @@
 
 struct pg_segment pg_segments[PG_SEG_COUNT];
 
-/* Library-internal symmetric area at the start of the heap segment. */
+/* Library-internal symmetric area at the end of the heap segment. */
 #define PG_INTERNAL_SIZE ((size_t)2 << 20)
 static size_t internal_used;
 
@@ -95,8 +95,7 @@ static int remap_static_data(int *fd_out)
         return -1;
     for (size_t done = 0; done < size;) {
         /* The raw system call: sanitizers would flag reading the redzones between globals. */
-        ssize_t n = syscall(SYS_pwrite64, fd, (char *)range.start + done, size - done,
-                            (off_t)done);
+        ssize_t n = syscall(SYS_pwrite64, fd, (char *)range.start + done, size - done, (off_t)done);
         if (n <= 0) {
             fprintf(stderr, "pangea: shmem_init: copying static data: %s\n", strerror(errno));
             close(fd);
@@ -180,6 +179,31 @@ static int map_peers(int seg)
     return status;
 }
 
+/* Maps the object at an address that is a multiple of align: every PE's heap then starts at
+ * the same residue, so an offset aligned on one PE is aligned on all (shmem_align). */
+static char *map_aligned(size_t size, size_t align, int fd)
+{
+    char *reserved =
+        mmap(NULL, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (reserved == MAP_FAILED) {
+        fprintf(stderr, "pangea: shmem_init: reserving %zu bytes of address space: %s\n",
+                size + align, strerror(errno));
+        return NULL;
+    }
+    char *base = (char *)(((uintptr_t)reserved + align - 1) & ~(uintptr_t)(align - 1));
+    if (base > reserved)
+        munmap(reserved, (size_t)(base - reserved));
+    munmap(base + size, (size_t)(reserved + size + align - (base + size)));
+    void *at =
+        mmap(base, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, fd, 0);
+    if (at == MAP_FAILED) {
+        fprintf(stderr, "pangea: shmem_init: mapping a %zu-byte heap: %s\n", size, strerror(errno));
+        munmap(base, size);
+        return NULL;
+    }
+    return base;
+}
+
 int pg_memory_init(size_t heap_size)
 {
     size_t page = page_size();
@@ -193,14 +217,9 @@ int pg_memory_init(size_t heap_size)
     if (fds[PG_SEG_HEAP] < 0) {
         status = -1;
     } else {
-        heap->base = mmap(NULL, heap->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
-                          fds[PG_SEG_HEAP], 0);
-        if (heap->base == MAP_FAILED) {
-            fprintf(stderr, "pangea: shmem_init: mapping a %zu-byte heap: %s\n", heap->size,
-                    strerror(errno));
-            heap->base = NULL;
+        heap->base = map_aligned(heap->size, PG_HEAP_MAX_ALIGN, fds[PG_SEG_HEAP]);
+        if (!heap->base)
             status = -1;
-        }
     }
     if (status == 0 && pg_cfg.static_map && remap_static_data(&fds[PG_SEG_DATA]) != 0)
         status = -1;
@@ -222,7 +241,7 @@ int pg_memory_init(size_t heap_size)
     if (status != 0)
         return -1;
     internal_used = 0;
-    pg_heap_setup(heap->base + PG_INTERNAL_SIZE, user);
+    pg_heap_setup(heap->base, user);
     return 0;
 }
 
@@ -248,7 +267,8 @@ void *pg_mem_internal_alloc(size_t size)
     size = (size + 63) & ~(size_t)63;
     if (internal_used + size > PG_INTERNAL_SIZE)
         pg_fatal("shmem_init", "internal symmetric area exhausted (%zu bytes)", PG_INTERNAL_SIZE);
-    void *p = pg_segments[PG_SEG_HEAP].base + internal_used;
+    struct pg_segment *heap = &pg_segments[PG_SEG_HEAP];
+    void *p = heap->base + heap->size - PG_INTERNAL_SIZE + internal_used;
     internal_used += size;
     return p;
 }

@@ -41,10 +41,12 @@ PG_ALIAS(shmem_malloc_with_hints)
 
 void *pshmem_align(size_t alignment, size_t size)
 {
-    if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment % sizeof(void *)) {
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment % sizeof(void *) ||
+        alignment > PG_HEAP_MAX_ALIGN) {
         PG_CHECKS(pg_fatal("shmem_align",
-                           "argument 'alignment' = %zu is not a power of two multiple of %zu",
-                           alignment, sizeof(void *)));
+                           "argument 'alignment' = %zu is not a power of two multiple of %zu "
+                           "up to %zu",
+                           alignment, sizeof(void *), PG_HEAP_MAX_ALIGN));
         barrier_all();
         return NULL;
     }

@@ -8,6 +8,7 @@ typedef int (*satisfied_fn)(const void *ivars, size_t i, int cmp, const void *va
 
 struct condition {
     const char *call;
+    const char *ivars_arg; /* the argument's name in this call, for error messages */
     const void *ivars;
     size_t nelems;
     const int *status;
@@ -22,7 +23,7 @@ static void check_condition(const struct condition *c, size_t elem)
     pg_check_init(c->call);
     pg_check_cmp(c->call, c->cmp);
     if (c->nelems) {
-        pg_check_symmetric(c->call, "ivars", c->ivars, c->nelems * elem);
+        pg_check_symmetric(c->call, c->ivars_arg, c->ivars, c->nelems * elem);
         if (c->values == NULL && c->value == NULL)
             pg_fatal(c->call, "argument 'cmp_values' is NULL");
     }
@@ -110,8 +111,9 @@ static size_t wait_some(const struct condition *c, size_t *indices)
     }
 }
 
-#define PG_COND(NAME, T, IVARS, N, STATUS, CMP, VALUES, VALUE)                                 \
-    struct condition c = {"shmem_" NAME, IVARS, N, STATUS, CMP, VALUES, VALUE, satisfied_##T}; \
+#define PG_COND(NAME, T, IVARS, N, STATUS, CMP, VALUES, VALUE)                 \
+    struct condition c = {"shmem_" NAME, #IVARS, IVARS,        N, STATUS, CMP, \
+                          VALUES,        VALUE,  satisfied_##T};               \
     PG_CHECKS(check_condition(&c, sizeof *(IVARS)))
 
 /* The comparison of one type, and its two single-variable calls (T-P2P). */

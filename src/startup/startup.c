@@ -152,6 +152,9 @@ void pg_boot_node_barrier(void)
 
 void pg_boot_abort(int status)
 {
+    /* Hydra tears the job down as soon as it hears of the abort; give its proxy a moment to
+     * forward what this PE just wrote (the error message, flushed stdio). */
+    usleep(100 * 1000);
     if (mpi_up())
         MPI_Abort(MPI_COMM_WORLD, status);
     _exit(status);

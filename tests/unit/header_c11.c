@@ -4,6 +4,7 @@
  * by address). Built with -std=c11 -Wall -Wextra -Werror -pedantic and linked against the
  * library; nothing here runs (the calls sit behind argc > 100). */
 #include <shmem.h>
+#include <stdio.h>
 #include <shmemx.h>
 #include <pshmem.h>
 #include <mpp/shmem.h>
@@ -263,5 +264,6 @@ int main(int argc, char **argv)
         if (total < 0)
             shmem_global_exit(1);
     }
+    printf("PASS header_c11\n");
     return 0;
 }

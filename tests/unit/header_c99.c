@@ -3,6 +3,7 @@
  * names and the pshmem_ profiling twins. Built with -std=c99 -Wall -Wextra -Werror -pedantic and
  * linked against the library; nothing here runs (the calls sit behind argc > 100). */
 #include <shmem.h>
+#include <stdio.h>
 #include <shmemx.h>
 #include <pshmem.h>
 #include <mpp/shmem.h>
@@ -335,5 +336,6 @@ int main(int argc, char **argv)
         if (total < 0 || cmp_name(argc)[0] == '!')
             shmem_global_exit(1);
     }
+    printf("PASS header_c99\n");
     return 0;
 }

@@ -4,6 +4,7 @@
  * pointers. Built with -Wall -Wextra -Werror -pedantic and linked against the library; nothing
  * here runs (the calls sit behind argc > 100). */
 #include <shmem.h>
+#include <cstdio>
 #include <shmemx.h>
 #include <pshmem.h>
 #include <mpp/shmem.h>
@@ -167,5 +168,6 @@ int main(int argc, char **argv)
         if (total < 0)
             shmem_global_exit(1);
     }
+    std::printf("PASS header_cxx\n");
     return 0;
 }

@@ -1,0 +1,61 @@
+/* Argument checking with SHMEM_DEBUG=1: PE 0 makes the bad call named by TEST_BAD while the
+ * other PEs wait in shmem_barrier_all. The library must stop the whole job with a message that
+ * names the call and the argument (list lines: expect=fail:REGEX). If the call returns, the
+ * test says so and exits 0, which the list counts as a failure.
+ *
+ *   pe_range      shmem_putmem to PE npes                 shmem_putmem ... pe
+ *   pe_negative   shmem_long_p to PE -1                   shmem_long_p ... pe
+ *   get_pe_range  shmem_getmem from PE npes               shmem_getmem ... pe
+ *   stack_dest    shmem_putmem into a stack array         shmem_putmem ... dest
+ *   malloc_dest   shmem_putmem into malloc() memory       shmem_putmem ... dest
+ *   bounds        200-byte shmem_putmem into a 100-byte shmem_malloc block
+ *   null_source   shmem_putmem from NULL, nelems 16       shmem_putmem ... source
+ *   amo_nonsym    shmem_long_atomic_fetch_add on a stack variable
+ *   wait_null     shmem_long_wait_until on a NULL ivar */
+#include "check.h"
+
+int main(void)
+{
+    shmem_init();
+    int me = shmem_my_pe(), npes = shmem_n_pes(), right = (me + 1) % npes;
+    const char *mode = getenv("TEST_BAD");
+    char *block = shmem_malloc(100);
+    char src[256] = {0};
+    shmem_barrier_all();
+    if (me == 0) {
+        char stack_buf[256];
+        long stack_long = 0;
+        char *private_buf = malloc(256);
+        if (!mode)
+            mode = "(unset)";
+        if (strcmp(mode, "pe_range") == 0)
+            shmem_putmem(block, src, 8, npes);
+        else if (strcmp(mode, "pe_negative") == 0)
+            shmem_long_p((long *)(void *)block, 1, -1);
+        else if (strcmp(mode, "get_pe_range") == 0)
+            shmem_getmem(src, block, 8, npes);
+        else if (strcmp(mode, "stack_dest") == 0)
+            shmem_putmem(stack_buf, src, 8, right);
+        else if (strcmp(mode, "malloc_dest") == 0)
+            shmem_putmem(private_buf, src, 8, right);
+        else if (strcmp(mode, "bounds") == 0)
+            shmem_putmem(block, src, 200, right);
+        else if (strcmp(mode, "null_source") == 0)
+            shmem_putmem(block, NULL, 16, right);
+        else if (strcmp(mode, "amo_nonsym") == 0)
+            stack_long = shmem_long_atomic_fetch_add(&stack_long, 1, right);
+        else if (strcmp(mode, "wait_null") == 0)
+            shmem_long_wait_until(NULL, SHMEM_CMP_EQ, 1);
+        else {
+            fprintf(stderr, "TEST_BAD=%s: unknown mode\n", mode);
+            shmem_global_exit(2);
+        }
+        fprintf(stderr, "TEST_BAD=%s: the bad call returned: not detected\n", mode);
+        free(private_buf);
+        (void)stack_long;
+    }
+    shmem_barrier_all();
+    shmem_free(block);
+    shmem_finalize();
+    return 0;
+}
