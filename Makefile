@@ -106,8 +106,8 @@ $(BUILD)/perf/%: perf/%.c $(SHLIB)
 # (their modules are unloaded); address and undefined-behaviour errors are still reported.
 check: export ASAN_OPTIONS ?= detect_leaks=0
 check: all tests examples
-	tests/run-tests.sh $(BUILD)
 	$(MAKE) --no-print-directory check-install
+	tests/run-tests.sh $(BUILD)
 
 # Install into a scratch prefix and build and run an example with the *installed* wrappers.
 check-install:
@@ -124,6 +124,8 @@ install: all
 	install -m 644 include/mpp/*.h $(DESTDIR)$(PREFIX)/include/mpp/
 	install -m 755 $(SHLIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(STLIB) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libpangea.so $(DESTDIR)$(PREFIX)/lib/libarmci.so
+	ln -sf libpangea.a $(DESTDIR)$(PREFIX)/lib/libarmci.a
 	install -m 755 $(BUILD)/bin/pangea-info $(DESTDIR)$(PREFIX)/bin/
 	for w in oshcc oshc++ oshrun; do \
 	    $(call fill_wrapper,tools/$$w.in,$(PREFIX)/include,$(PREFIX)/lib,$(DESTDIR)$(PREFIX)/bin/$$w); done
