@@ -11,12 +11,13 @@ MPIEXEC   ?= $(shell command -v mpiexec.mpich 2>/dev/null || echo mpiexec)
 
 MPI_CFLAGS := $(shell pkg-config --cflags mpich 2>/dev/null)
 MPI_LIBS   := $(shell pkg-config --libs mpich 2>/dev/null || echo -lmpich)
+FABRIC_LIBS := $(shell pkg-config --libs libfabric 2>/dev/null || echo -lfabric)
 
 WARN      := -Wall -Wextra $(if $(WERROR),-Werror)
 OPT       ?= -O2 -g
 SAN       := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 CFLAGS_LIB = -std=gnu11 $(OPT) $(WARN) $(SAN) -fPIC -pthread -Iinclude -Isrc $(MPI_CFLAGS)
-LDLIBS_LIB = $(MPI_LIBS) -pthread -lm -ldl -lrt
+LDLIBS_LIB = $(MPI_LIBS) $(FABRIC_LIBS) -pthread -lm -ldl -lrt
 
 LIB_SRCS  := $(sort $(wildcard src/*/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -32,7 +33,7 @@ PROG_CFLAGS = $(PROG_STD) -O2 -g $(WARN) $(SAN) -pthread -Iinclude -Itests/commo
 PROG_LIBS   = -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -lpangea $(MPI_LIBS) -lm
 
 SHMEM_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/shmem/*.c))
-UNIT_TESTS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/*.c))
+UNIT_TESTS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/*.c tests/engine/*.c))
 CXX_TESTS   := $(patsubst tests/%.cpp,$(BUILD)/tests/%,$(wildcard tests/unit/*.cpp))
 EXAMPLES    := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 BENCHES     := $(patsubst perf/%.c,$(BUILD)/perf/%,$(wildcard perf/*.c))
@@ -83,8 +84,8 @@ $(BUILD)/tests/shmem/%: tests/shmem/%.c $(SHLIB) $(wildcard tests/common/*.h)
 $(BUILD)/tests/unit/header_%: PROG_STD = -std=c11 -pedantic
 $(BUILD)/tests/unit/header_c99: PROG_STD = -std=c99 -pedantic
 
-# Unit tests may look inside the engine: they link the static library.
-$(BUILD)/tests/unit/%: tests/unit/%.c $(STLIB) $(HEADERS)
+# Unit and engine tests look inside the engine: they link the static library.
+$(BUILD)/tests/%: tests/%.c $(STLIB) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc $< -o $@ $(STLIB) $(LDLIBS_LIB)
 
@@ -105,9 +106,12 @@ $(BUILD)/perf/%: perf/%.c $(SHLIB)
 # MPICH's UCX transport leaves allocations behind at exit that LeakSanitizer cannot attribute
 # (their modules are unloaded); address and undefined-behaviour errors are still reported.
 check: export ASAN_OPTIONS ?= detect_leaks=0
+# As root, the suite runs again with the PEs on two emulated nodes (network namespaces).
 check: all tests examples
 	$(MAKE) --no-print-directory check-install
-	tests/run-tests.sh $(BUILD)
+	@if tests/netns/netns-run.sh --can-run; then nodes="1 2"; else nodes=1; \
+	    echo "check: not root or no network namespaces: the multi-node pass is SKIPPED"; fi; \
+	    TEST_NODES="$$nodes" tests/run-tests.sh $(BUILD)
 
 # Install into a scratch prefix and build and run an example with the *installed* wrappers.
 check-install:

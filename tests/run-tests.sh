@@ -16,6 +16,11 @@
 #   expect=fail:REGEX    ... and its stdout+stderr must match REGEX (grep -E; no spaces)
 #   expect=status:N      the job must exit with status N
 # Without expect=, the job must exit 0 and print "PASS NAME".
+#
+# TEST_NODES="1 K ..." runs the list once per value: 1 is this node (oshrun); K > 1 runs every
+# multi-PE line across K emulated nodes (network namespaces, see tests/netns/README.md), NPES
+# PEs becoming K nodes of ceil(NPES/K) PEs (fewer nodes when NPES < K). Unit tests
+# (unit/NAME lines) run only in the first pass; engine/NAME tests run in every pass. Logs of a K-node pass go to BUILD_DIR/test-logs/nodesK.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,8 +28,7 @@ build=${1:-build}
 filter=${2:-}
 list=$here/tests.list
 limit=${TEST_TIMEOUT:-180}
-logdir=$build/test-logs
-mkdir -p "$logdir" || exit 1
+passes=${TEST_NODES:-1}
 
 passed=0
 failed=0
@@ -78,6 +82,12 @@ check_leak() { # check_leak LABEL
     fi
 }
 
+run_pass() { # run_pass NODES FIRST-PASS
+local nodes=$1 first=$2
+logdir=$build/test-logs
+[ "$nodes" -gt 1 ] && logdir=$logdir/nodes$nodes
+mkdir -p "$logdir" || exit 1
+[ "$nodes" -gt 1 ] && echo "== the list again across $nodes emulated nodes (network namespaces)"
 while read -r name npes rest; do
     case "$name" in '' | '#'*) continue ;; esac
     if [ -n "$filter" ] && ! [[ "$name" =~ $filter ]]; then
@@ -106,10 +116,17 @@ while read -r name npes rest; do
         esac
     done
     label="$name np=$npes${envs[*]:+ ${envs[*]}}"
+    [ "$nodes" -gt 1 ] && label="$label nodes=$nodes"
     log="$logdir/${name//\//_}-np$npes${suffix//[^A-Za-z0-9_.=-]/_}.log"
     # NAME is a test of tests/shmem, or DIR/NAME for another folder (unit/size_grammar).
     case "$name" in
-    */*) exe="$build/tests/$name" ;;
+    unit/*)
+        [ "$first" = 1 ] || continue
+        exe="$build/tests/$name"
+        ;;
+    */*)
+        exe="$build/tests/$name"
+        ;;
     *) exe="$build/tests/shmem/$name" ;;
     esac
     if [ -n "$bad" ]; then
@@ -122,7 +139,13 @@ while read -r name npes rest; do
     fi
 
     start=$(date +%s%N)
-    env "${envs[@]}" timeout -k 10 "$limit" "$build/bin/oshrun" -np "$npes" "$exe" \
+    launch=("$build/bin/oshrun" -np "$npes")
+    if [ "$nodes" -gt 1 ]; then
+        k=$((npes < nodes ? npes : nodes))
+        launch=(env NETNS_TIMEOUT=$((limit - 5)) "$here/netns/netns-run.sh" "$k"
+            $(((npes + k - 1) / k)) --)
+    fi
+    env "${envs[@]}" timeout -k 10 "$limit" "${launch[@]}" "$exe" \
         >"$log" 2>&1 </dev/null
     rc=$?
     ms=$((($(date +%s%N) - start) / 1000000))
@@ -153,6 +176,13 @@ while read -r name npes rest; do
         check_leak "no-shm-leak after $name np=$npes"
     fi
 done <"$list"
+}
+
+first=1
+for nodes in $passes; do
+    run_pass "$nodes" "$first"
+    first=0
+done
 
 if [ "$ran" -eq 0 ]; then
     echo "no line of $list matches '${filter}'"

@@ -4,44 +4,18 @@
 #include "onesided/onesided.h"
 #include "runtime/runtime.h"
 
-#define KERNEL(T)                                                                                \
-    static uint64_t amo_##T(T *p, enum pg_amo_op op, T value, T cond)                            \
-    {                                                                                            \
-        switch (op) {                                                                            \
-        case PG_AMO_FETCH:                                                                       \
-            return __atomic_load_n(p, __ATOMIC_ACQUIRE);                                         \
-        case PG_AMO_SET:                                                                         \
-            __atomic_store_n(p, value, __ATOMIC_RELEASE);                                        \
-            return 0;                                                                            \
-        case PG_AMO_SWAP:                                                                        \
-            return __atomic_exchange_n(p, value, __ATOMIC_ACQ_REL);                              \
-        case PG_AMO_CSWAP:                                                                       \
-            __atomic_compare_exchange_n(p, &cond, value, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE); \
-            return cond;                                                                         \
-        case PG_AMO_ADD:                                                                         \
-            return __atomic_fetch_add(p, value, __ATOMIC_ACQ_REL);                               \
-        case PG_AMO_AND:                                                                         \
-            return __atomic_fetch_and(p, value, __ATOMIC_ACQ_REL);                               \
-        case PG_AMO_OR:                                                                          \
-            return __atomic_fetch_or(p, value, __ATOMIC_ACQ_REL);                                \
-        case PG_AMO_XOR:                                                                         \
-            return __atomic_fetch_xor(p, value, __ATOMIC_ACQ_REL);                               \
-        }                                                                                        \
-        return 0;                                                                                \
-    }
-KERNEL(uint32_t)
-KERNEL(uint64_t)
-
 uint64_t pg_amo(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, size_t width,
                 uint64_t value, uint64_t cond)
 {
     (void)ctx;
     void *p = pg_mem_peer_ptr(dest, pe);
-    if (!p)
-        pg_fatal("atomic", "address %p is not symmetric memory reachable on PE %d", dest, pe);
-    if (width == 4)
-        return amo_uint32_t(p, op, (uint32_t)value, (uint32_t)cond);
-    return amo_uint64_t(p, op, value, cond);
+    if (p)
+        return pg_amo_apply(p, op, width, value, cond);
+    size_t offset;
+    int seg = pg_mem_locate(dest, width, &offset);
+    if (seg < 0 || (unsigned)pe >= (unsigned)pg_world.npes)
+        pg_fatal("atomic", "address %p on PE %d is not symmetric memory", dest, pe);
+    return pg_ds_amo(pe, seg, offset, op, width, value, cond, op != PG_AMO_SET);
 }
 
 /* The lock word on PE 0 holds two 32-bit counters: the next ticket to hand out (high half)

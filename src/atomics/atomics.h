@@ -4,21 +4,12 @@
 #ifndef PG_ATOMICS_H
 #define PG_ATOMICS_H
 
+#include "dataserver/dataserver.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 struct pangea_ctx;
-
-enum pg_amo_op {
-    PG_AMO_FETCH,
-    PG_AMO_SET,
-    PG_AMO_SWAP,
-    PG_AMO_CSWAP,
-    PG_AMO_ADD, /* fetch-and-add; inc is add of 1 */
-    PG_AMO_AND,
-    PG_AMO_OR,
-    PG_AMO_XOR,
-};
 
 /* Applies op to the width-byte (4 or 8) object at symmetric address dest on pe and returns
  * the previous value, zero-extended. cond is the compare-and-swap comparand. */

@@ -3,6 +3,7 @@
  * the barrier's sequence number, so they never need resetting. */
 #include "coll.h"
 
+#include "dataserver/dataserver.h"
 #include "memory/memory.h"
 #include "runtime/runtime.h"
 #include "startup/startup.h"
@@ -19,7 +20,9 @@ struct flag {
 static struct flag *flags; /* [MAX_ROUNDS], symmetric */
 static uint64_t sequence;
 static int rounds;
-static struct flag **partner_flags; /* [rounds]: my mapping of my partner's flag array */
+/* Round r's partner: my mapping of its flag, or NULL when it is on another node. */
+static struct flag *partner_flag[MAX_ROUNDS];
+static int partner_pe[MAX_ROUNDS];
 
 int pg_coll_init(void)
 {
@@ -29,13 +32,9 @@ int pg_coll_init(void)
     rounds = 0;
     while ((1 << rounds) < pg_world.npes)
         rounds++;
-    static struct flag *partners[MAX_ROUNDS];
-    partner_flags = partners;
     for (int r = 0; r < rounds; r++) {
-        int partner = (pg_world.me + (1 << r)) % pg_world.npes;
-        partners[r] = pg_mem_peer_ptr(&flags[r], partner);
-        if (!partners[r])
-            return -1;
+        partner_pe[r] = (pg_world.me + (1 << r)) % pg_world.npes;
+        partner_flag[r] = pg_mem_peer_ptr(&flags[r], partner_pe[r]);
     }
     return 0;
 }
@@ -49,7 +48,13 @@ void pg_sync_all(void)
 {
     uint64_t seq = ++sequence;
     for (int r = 0; r < rounds; r++) {
-        __atomic_store_n(&partner_flags[r]->seq, seq, __ATOMIC_RELEASE);
+        if (partner_flag[r]) {
+            __atomic_store_n(&partner_flag[r]->seq, seq, __ATOMIC_RELEASE);
+        } else {
+            size_t offset = 0;
+            int seg = pg_mem_locate(&flags[r], sizeof flags[r], &offset);
+            pg_ds_amo(partner_pe[r], seg, offset, PG_AMO_SET, sizeof flags[r].seq, seq, 0, 0);
+        }
         struct pg_waiter w = {0};
         while (__atomic_load_n(&flags[r].seq, __ATOMIC_ACQUIRE) < seq)
             pg_wait_step(&w);

@@ -1,17 +1,24 @@
 #include "onesided.h"
 
+#include "dataserver/dataserver.h"
 #include "memory/memory.h"
 #include "runtime/runtime.h"
 
 #include <string.h>
 
-/* The only path so far is on-node load/store; off-node PEs are refused at init. */
-static char *peer_ptr(const void *addr, int pe, const char *call)
+/* The on-node path: a pointer into pe's copy, or NULL when pe is on another node. */
+static char *peer_ptr(const void *addr, int pe)
 {
-    char *p = pg_mem_peer_ptr(addr, pe);
-    if (!p)
-        pg_fatal(call, "address %p is not symmetric memory reachable on PE %d", addr, pe);
-    return p;
+    return pg_mem_peer_ptr(addr, pe);
+}
+
+/* The off-node path: where the object lies, for a request to pe's data server. */
+static int locate(const void *addr, size_t len, int pe, size_t *offset, const char *call)
+{
+    int seg = pg_mem_locate(addr, len ? len : 1, offset);
+    if (seg < 0 || (unsigned)pe >= (unsigned)pg_world.npes)
+        pg_fatal(call, "address %p (%zu bytes) on PE %d is not symmetric memory", addr, len, pe);
+    return seg;
 }
 
 /* Small copies as plain moves: a call to memcpy costs more than the copy. */
@@ -43,7 +50,14 @@ void pg_put(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int
     (void)ctx;
     if (len == 0)
         return;
-    copy_bytes(peer_ptr(dest, pe, "put"), src, len);
+    char *to = peer_ptr(dest, pe);
+    if (to) {
+        copy_bytes(to, src, len);
+        return;
+    }
+    size_t offset;
+    int seg = locate(dest, len, pe, &offset, "put");
+    pg_ds_put(pe, seg, offset, src, len);
 }
 
 void pg_get(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe)
@@ -51,17 +65,26 @@ void pg_get(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int
     (void)ctx;
     if (len == 0)
         return;
-    copy_bytes(dest, peer_ptr(src, pe, "get"), len);
+    const char *from = peer_ptr(src, pe);
+    if (from) {
+        copy_bytes(dest, from, len);
+        return;
+    }
+    size_t offset;
+    int seg = locate(src, len, pe, &offset, "get");
+    pg_ds_get(pe, seg, offset, dest, len);
 }
 
-static void copy_strided(char *to, const char *from, const struct pg_strided *s)
+/* Calls piece(to, from, count[0]) for every contiguous piece of a strided shape. */
+static void for_each_piece(char *to, const char *from, const struct pg_strided *s,
+                           void (*piece)(char *to, const char *from, size_t len, int pe), int pe)
 {
     size_t index[PG_MAX_STRIDE] = {0};
     for (int l = 1; l <= s->levels; l++)
         if (s->count[l] == 0)
             return;
     for (;;) {
-        copy_bytes(to, from, s->count[0]);
+        piece(to, from, s->count[0], pe);
         int l = 0;
         for (; l < s->levels; l++) {
             to += s->dst_stride[l];
@@ -77,13 +100,33 @@ static void copy_strided(char *to, const char *from, const struct pg_strided *s)
     }
 }
 
+static void copy_piece(char *to, const char *from, size_t len, int pe)
+{
+    (void)pe;
+    copy_bytes(to, from, len);
+}
+
+static void put_piece(char *to, const char *from, size_t len, int pe)
+{
+    pg_put(NULL, to, from, len, pe);
+}
+
+static void get_piece(char *to, const char *from, size_t len, int pe)
+{
+    pg_get(NULL, to, from, len, pe);
+}
+
 void pg_put_strided(struct pangea_ctx *ctx, void *dest, const void *src,
                     const struct pg_strided *shape, int pe)
 {
     (void)ctx;
     if (shape->count[0] == 0)
         return;
-    copy_strided(peer_ptr(dest, pe, "put"), src, shape);
+    char *to = peer_ptr(dest, pe);
+    if (to)
+        for_each_piece(to, src, shape, copy_piece, pe);
+    else /* off-node: one request per piece until the pipeline packs them */
+        for_each_piece(dest, src, shape, put_piece, pe);
 }
 
 void pg_get_strided(struct pangea_ctx *ctx, void *dest, const void *src,
@@ -92,31 +135,47 @@ void pg_get_strided(struct pangea_ctx *ctx, void *dest, const void *src,
     (void)ctx;
     if (shape->count[0] == 0)
         return;
-    copy_strided(dest, peer_ptr(src, pe, "get"), shape);
+    const char *from = peer_ptr(src, pe);
+    if (from)
+        for_each_piece(dest, from, shape, copy_piece, pe);
+    else
+        for_each_piece(dest, src, shape, get_piece, pe);
 }
 
 void pg_put_signal(struct pangea_ctx *ctx, void *dest, const void *src, size_t len,
                    uint64_t *sig_addr, uint64_t signal, enum pg_signal_op op, int pe)
 {
     pg_put(ctx, dest, src, len, pe);
-    uint64_t *sig = (uint64_t *)peer_ptr(sig_addr, pe, "put_signal");
-    if (op == PG_SIGNAL_SET)
+    uint64_t *sig = (uint64_t *)peer_ptr(sig_addr, pe);
+    if (sig && op == PG_SIGNAL_SET) {
         __atomic_store_n(sig, signal, __ATOMIC_RELEASE);
-    else
+    } else if (sig) {
         __atomic_fetch_add(sig, signal, __ATOMIC_RELEASE);
+    } else {
+        /* Providers deliver large messages by rendezvous, which may complete after a later
+         * small one: the data must be acknowledged before the signal goes out. */
+        pg_ds_quiet();
+        size_t offset;
+        int seg = locate(sig_addr, sizeof *sig_addr, pe, &offset, "put_signal");
+        pg_ds_amo(pe, seg, offset, op == PG_SIGNAL_SET ? PG_AMO_SET : PG_AMO_ADD, 8, signal, 0, 0);
+    }
 }
 
 void pg_fence(struct pangea_ctx *ctx)
 {
     (void)ctx;
-    /* On-node deliveries are stores; a release fence keeps them in program order. */
+    /* On-node deliveries are stores; a release fence keeps them in program order. Off-node
+     * requests may complete out of order (a provider's rendezvous for large messages), so
+     * fence waits for the acknowledgements of what is outstanding. */
     __atomic_thread_fence(__ATOMIC_RELEASE);
+    pg_ds_quiet();
 }
 
 void pg_quiet(struct pangea_ctx *ctx)
 {
     (void)ctx;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    pg_ds_quiet();
 }
 
 void pg_pe_quiet(struct pangea_ctx *ctx, const int *pes, size_t npes)

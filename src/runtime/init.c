@@ -2,9 +2,11 @@
 #include "runtime.h"
 
 #include "coll/coll.h"
+#include "dataserver/dataserver.h"
 #include "memory/memory.h"
 #include "onesided/onesided.h"
 #include "startup/startup.h"
+#include "transport/transport.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,12 +42,10 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (!getenv("PANGEA_SPIN_COUNT") && cores > 0 && pg_world.local_size > cores)
         pg_cfg.spin_count = PG_OVERSUBSCRIBED_SPIN_COUNT;
-    if (pg_world.nnodes > 1)
-        pg_fatal("shmem_init",
-                 "the job spans %d nodes, but this build reaches only PEs on the same node",
-                 pg_world.nnodes);
     if (pg_memory_init((size_t)pg_cfg.symmetric_size) != 0)
         pg_fatal("shmem_init", "could not set up symmetric memory (see the message above)");
+    if (pg_ds_init() != 0)
+        pg_fatal("shmem_init", "could not set up the network path between nodes (see above)");
     if (pg_coll_init() != 0)
         pg_fatal("shmem_init", "could not set up the world barrier");
     /* Every level is supported: the engine takes no locks on the on-node paths and calls MPI
@@ -55,8 +55,11 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
         *provided_thread = thread_level;
     if (pg_world.me == 0 && pg_cfg.version)
         fprintf(stderr, "Pangea %s (OpenSHMEM 1.6)\n", PG_VERSION_STRING);
-    if (pg_world.me == 0 && pg_cfg.info)
+    if (pg_world.me == 0 && pg_cfg.info) {
         pg_config_print(stderr);
+        if (pg_world.nnodes > 1)
+            pg_net_describe(stderr);
+    }
     pg_sync_all();
     return 0;
 }
@@ -70,6 +73,7 @@ void pg_runtime_fini(void)
     if (--init_count > 0)
         return;
     pg_coll_fini();
+    pg_ds_fini();
     pg_memory_fini();
     pg_startup_fini();
 }

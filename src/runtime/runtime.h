@@ -21,6 +21,12 @@
     X(spin_count, INT, "PANGEA_SPIN_COUNT", "2000",                                           \
       "Polls a waiting PE makes before it yields its core (then polls and yields "            \
       "alternately); unset, it is 50 when a node's PEs outnumber its cores")                  \
+    X(pipeline_buffers, INT, "PANGEA_PIPELINE_BUFFERS", "16",                                 \
+      "Send buffers per PE for off-node transfers: how many chunks one PE keeps in flight")   \
+    X(pipeline_buffer_size, SIZE, "PANGEA_PIPELINE_BUFFER_SIZE", "64K",                       \
+      "Data bytes per chunk of an off-node transfer (larger transfers are split)")            \
+    X(server_spin_us, INT, "PANGEA_SERVER_SPIN_US", "200",                                    \
+      "Microseconds the node's data server keeps polling after a request before it sleeps")   \
     X(static_map, BOOL, "PANGEA_STATIC_MAP", "1",                                             \
       "Map the program's static data into on-node peers so put/get/AMO on globals are "       \
       "load/store (0: static data is not remotely accessible)")

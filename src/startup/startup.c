@@ -145,6 +145,14 @@ void pg_boot_barrier(void)
     check_mpi(MPI_Barrier(world_comm), "MPI_Barrier");
 }
 
+int pg_boot_barrier_if_available(void)
+{
+    if (!mpi_up() || world_comm == MPI_COMM_NULL)
+        return -1;
+    pg_boot_barrier();
+    return 0;
+}
+
 void pg_boot_node_barrier(void)
 {
     check_mpi(MPI_Barrier(node_comm), "MPI_Barrier");

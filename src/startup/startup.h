@@ -31,6 +31,8 @@ void pg_boot_allgather(const void *mine, void *all, size_t len);
 void pg_boot_node_allgather(const void *mine, void *all, size_t len);
 void pg_boot_barrier(void);
 void pg_boot_node_barrier(void);
+/* A world barrier over MPI if MPI is still up (0), else -1 and nothing done. */
+int pg_boot_barrier_if_available(void);
 /* Ends the whole job with this status (MPI_Abort when MPI is up, else exit). */
 __attribute__((noreturn)) void pg_boot_abort(int status);
 

@@ -1,0 +1,33 @@
+/* Shared between the client and server halves of src/dataserver. */
+#ifndef PG_DS_INTERNAL_H
+#define PG_DS_INTERNAL_H
+
+#include "dataserver.h"
+
+#include "transport/transport.h"
+
+#include <rdma/fi_eq.h>
+
+/* A multi-receive buffer: many messages land in it until it is used up. */
+struct ds_recv_buffer {
+    struct fi_context ctx; /* first: the completion's context points here */
+    char *data;
+    size_t size;
+};
+
+size_t ds_max_message(void);
+void ds_recv_open(struct pg_net_ep *ep, struct ds_recv_buffer *b);
+void ds_recv_repost(struct pg_net_ep *ep, void *context);
+void ds_recv_close(struct ds_recv_buffer *b);
+
+void ds_client_open(void);
+void ds_client_close(void);
+void ds_client_connect(int node, const void *server_name);
+struct pg_net_ep *ds_client_ep(void);
+
+void ds_server_open(void);
+struct pg_net_ep *ds_server_ep(void);
+void ds_server_start(const char *client_names, size_t name_stride);
+void ds_server_stop(void);
+
+#endif

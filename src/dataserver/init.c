@@ -1,0 +1,93 @@
+/* Bringing the network path up and down: endpoints, address exchange, the server thread. */
+#include "ds_internal.h"
+
+#include "runtime/runtime.h"
+#include "startup/startup.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RECV_BUFFER_MESSAGES 64
+
+static int network_up;
+
+size_t ds_max_message(void)
+{
+    return sizeof(struct pg_ds_header) + (size_t)pg_cfg.pipeline_buffer_size;
+}
+
+void ds_recv_open(struct pg_net_ep *ep, struct ds_recv_buffer *b)
+{
+    b->size = RECV_BUFFER_MESSAGES * ds_max_message();
+    b->data = malloc(b->size);
+    if (!b->data)
+        pg_fatal("shmem_init", "out of memory for %zu-byte receive buffers", b->size);
+    pg_net_post_multi_recv(ep, b->data, b->size, &b->ctx);
+}
+
+void ds_recv_repost(struct pg_net_ep *ep, void *context)
+{
+    struct ds_recv_buffer *b = context;
+    pg_net_post_multi_recv(ep, b->data, b->size, &b->ctx);
+}
+
+void ds_recv_close(struct ds_recv_buffer *b)
+{
+    free(b->data);
+    b->data = NULL;
+}
+
+struct names {
+    char client[PG_NET_ADDR_MAX];
+    char server[PG_NET_ADDR_MAX];
+};
+
+int pg_ds_init(void)
+{
+    if (pg_world.nnodes == 1)
+        return 0; /* every PE is reached by load/store */
+    if (pg_cfg.pipeline_buffers < 1 || pg_cfg.pipeline_buffer_size < 64)
+        pg_fatal("shmem_init", "PANGEA_PIPELINE_BUFFERS must be at least 1 and "
+                               "PANGEA_PIPELINE_BUFFER_SIZE at least 64 bytes");
+    if (pg_net_init() != 0)
+        return -1;
+    ds_client_open();
+    int leader = pg_world.local_rank == 0;
+    if (leader)
+        ds_server_open();
+    struct names mine;
+    memset(&mine, 0, sizeof mine);
+    if (!pg_net_ep_name(ds_client_ep(), mine.client) ||
+        (leader && !pg_net_ep_name(ds_server_ep(), mine.server)))
+        pg_fatal("shmem_init", "endpoint address longer than %d bytes", PG_NET_ADDR_MAX);
+    struct names *all = malloc((size_t)pg_world.npes * sizeof *all);
+    if (!all)
+        pg_fatal("shmem_init", "out of memory for the address exchange");
+    pg_boot_allgather(&mine, all, sizeof mine);
+    for (int pe = 0; pe < pg_world.npes; pe++)
+        if (pg_world.local_of[pe] == 0)
+            ds_client_connect(pg_world.node_of[pe], all[pe].server);
+    if (leader)
+        ds_server_start(all[0].client, sizeof *all);
+    free(all);
+    network_up = 1;
+    pg_boot_barrier(); /* every server is listening before anyone sends */
+    return 0;
+}
+
+void pg_ds_fini(void)
+{
+    if (!network_up)
+        return;
+    pg_ds_quiet();
+    /* Requests in flight may be in any server's queue until every PE has quieted; only a
+     * barrier that does not travel through the servers can tell. Without MPI (the program
+     * finalized it first) the servers stay up until the process exits. */
+    if (pg_boot_barrier_if_available() != 0)
+        return;
+    if (pg_world.local_rank == 0)
+        ds_server_stop();
+    ds_client_close();
+    pg_net_fini();
+    network_up = 0;
+}

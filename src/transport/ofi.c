@@ -1,0 +1,247 @@
+/* The libfabric path: provider selection, endpoints, sends, multi-receives, completions. */
+#include "transport.h"
+
+#include "runtime/runtime.h"
+
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pg_net_ep {
+    struct fid_ep *ep;
+    struct fid_cq *cq;
+    struct fid_av *av;
+    const char *role;
+};
+
+static struct fi_info *info;
+static struct fid_fabric *fabric;
+static struct fid_domain *domain;
+
+#define OFI_CHECK(call, what)                                                             \
+    do {                                                                                  \
+        int rc_ = (int)(call);                                                            \
+        if (rc_ < 0)                                                                      \
+            pg_fatal("transport", "%s failed: %s (provider %s)", what, fi_strerror(-rc_), \
+                     info ? info->fabric_attr->prov_name : "none");                       \
+    } while (0)
+
+/* Loopback domains reach only this machine; between nodes we need a real interface. */
+static int reaches_other_nodes(const struct fi_info *fi)
+{
+    const char *dom = fi->domain_attr->name;
+    return strcmp(fi->fabric_attr->prov_name, "shm") != 0 && !(dom && strcmp(dom, "lo") == 0);
+}
+
+int pg_net_init(void)
+{
+    struct fi_info *hints = fi_allocinfo(), *list = NULL;
+    if (!hints)
+        return -1;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->caps = FI_MSG | FI_MULTI_RECV;
+    hints->mode = FI_CONTEXT;
+    hints->tx_attr->msg_order = FI_ORDER_SAS; /* requests to one server apply in order */
+    hints->rx_attr->msg_order = FI_ORDER_SAS;
+    hints->domain_attr->threading = FI_THREAD_SAFE;
+    hints->domain_attr->mr_mode = 0; /* messages only: no registration needed */
+    int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+    fi_freeinfo(hints);
+    if (rc != 0) {
+        fprintf(stderr,
+                "pangea: shmem_init: no libfabric provider offers reliable ordered "
+                "messages (%s); check FI_PROVIDER\n",
+                fi_strerror(-rc));
+        return -1;
+    }
+    const struct fi_info *chosen = NULL;
+    for (const struct fi_info *fi = list; fi && !chosen; fi = fi->next)
+        if (reaches_other_nodes(fi) || getenv("FI_PROVIDER"))
+            chosen = fi;
+    if (!chosen) {
+        fprintf(stderr,
+                "pangea: shmem_init: libfabric offers only on-node providers here "
+                "(first: %s); set FI_PROVIDER\n",
+                list->fabric_attr->prov_name);
+        fi_freeinfo(list);
+        return -1;
+    }
+    info = fi_dupinfo(chosen);
+    fi_freeinfo(list);
+    OFI_CHECK(fi_fabric(info->fabric_attr, &fabric, NULL), "fi_fabric");
+    OFI_CHECK(fi_domain(fabric, info, &domain, NULL), "fi_domain");
+    return 0;
+}
+
+void pg_net_fini(void)
+{
+    if (domain)
+        fi_close(&domain->fid);
+    if (fabric)
+        fi_close(&fabric->fid);
+    fi_freeinfo(info);
+    domain = NULL;
+    fabric = NULL;
+    info = NULL;
+}
+
+void pg_net_describe(FILE *out)
+{
+    if (!info) {
+        fprintf(out, "  ofi   not opened\n");
+        return;
+    }
+    fprintf(out, "  ofi   provider %s, fabric %s, domain %s\n", info->fabric_attr->prov_name,
+            info->fabric_attr->name, info->domain_attr->name);
+    fprintf(out, "        caps %s\n", fi_tostr(&info->caps, FI_TYPE_CAPS));
+    /* fi_tostr returns one static buffer: one call per statement. */
+    fprintf(out, "        mr_mode [%s]", fi_tostr(&info->domain_attr->mr_mode, FI_TYPE_MR_MODE));
+    fprintf(out, ", data progress %s",
+            fi_tostr(&info->domain_attr->data_progress, FI_TYPE_PROGRESS));
+    fprintf(out, ", inject %zu B, max message %zu B\n", info->tx_attr->inject_size,
+            info->ep_attr->max_msg_size);
+    fprintf(out, "        software paths: every remote operation is a request to the target "
+                 "node's data server\n");
+}
+
+size_t pg_net_max_msg(void)
+{
+    return info->ep_attr->max_msg_size;
+}
+
+struct pg_net_ep *pg_net_ep_open(const char *role, size_t max_message)
+{
+    struct pg_net_ep *e = calloc(1, sizeof *e);
+    if (!e)
+        pg_fatal("transport", "out of memory");
+    e->role = role;
+    struct fi_cq_attr cq_attr = {
+        .format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_UNSPEC, .size = 1024};
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE};
+    OFI_CHECK(fi_endpoint(domain, info, &e->ep, NULL), "fi_endpoint");
+    OFI_CHECK(fi_cq_open(domain, &cq_attr, &e->cq, NULL), "fi_cq_open");
+    OFI_CHECK(fi_av_open(domain, &av_attr, &e->av, NULL), "fi_av_open");
+    OFI_CHECK(fi_ep_bind(e->ep, &e->cq->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind(cq)");
+    OFI_CHECK(fi_ep_bind(e->ep, &e->av->fid, 0), "fi_ep_bind(av)");
+    /* A multi-receive buffer is retired once less than one whole message fits in it. */
+    OFI_CHECK(fi_setopt(&e->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &max_message,
+                        sizeof max_message),
+              "fi_setopt(FI_OPT_MIN_MULTI_RECV)");
+    OFI_CHECK(fi_enable(e->ep), "fi_enable");
+    return e;
+}
+
+void pg_net_ep_close(struct pg_net_ep *e)
+{
+    if (!e)
+        return;
+    fi_close(&e->ep->fid);
+    fi_close(&e->av->fid);
+    fi_close(&e->cq->fid);
+    free(e);
+}
+
+size_t pg_net_ep_name(struct pg_net_ep *e, void *addr)
+{
+    size_t len = PG_NET_ADDR_MAX;
+    if (fi_getname(&e->ep->fid, addr, &len) != 0)
+        return 0;
+    return len;
+}
+
+fi_addr_t pg_net_av_insert(struct pg_net_ep *e, const void *addr)
+{
+    fi_addr_t fa = FI_ADDR_UNSPEC;
+    if (fi_av_insert(e->av, addr, 1, &fa, 0, NULL) != 1)
+        pg_fatal("transport", "fi_av_insert failed on the %s endpoint", e->role);
+    return fa;
+}
+
+/* Progress for a busy provider: reading the CQ drives a manual-progress provider. Completions
+ * found meanwhile are not lost: the caller's next poll sees them, as we only peek here. */
+static void progress(struct pg_net_ep *e)
+{
+    fi_cq_read(e->cq, NULL, 0);
+}
+
+void pg_net_sendv(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov, size_t count,
+                  void *context)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < count; i++)
+        total += iov[i].iov_len;
+    for (;;) {
+        ssize_t rc;
+        if (!context && count == 1 && total <= info->tx_attr->inject_size)
+            rc = fi_inject(e->ep, iov[0].iov_base, total, to);
+        else if (!context)
+            pg_fatal("transport", "a %zu-byte send needs a completion context", total);
+        else
+            rc = fi_sendv(e->ep, iov, NULL, count, to, context);
+        if (rc == 0)
+            return;
+        if (rc != -FI_EAGAIN)
+            OFI_CHECK(rc, "fi_sendv");
+        progress(e);
+    }
+}
+
+void pg_net_post_multi_recv(struct pg_net_ep *e, void *buf, size_t len, void *context)
+{
+    struct iovec iov = {buf, len};
+    struct fi_msg msg = {
+        .msg_iov = &iov, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .context = context};
+    for (;;) {
+        ssize_t rc = fi_recvmsg(e->ep, &msg, FI_MULTI_RECV);
+        if (rc == 0)
+            return;
+        if (rc != -FI_EAGAIN)
+            OFI_CHECK(rc, "fi_recvmsg");
+        progress(e);
+    }
+}
+
+static int convert(struct pg_net_ep *e, ssize_t n, struct fi_cq_data_entry *entries,
+                   struct pg_net_event *events)
+{
+    if (n == -FI_EAGAIN)
+        return 0;
+    if (n == -FI_EAVAIL) {
+        struct fi_cq_err_entry err = {0};
+        fi_cq_readerr(e->cq, &err, 0);
+        pg_fatal("transport", "%s endpoint: operation failed: %s", e->role,
+                 fi_cq_strerror(e->cq, err.prov_errno, err.err_data, NULL, 0));
+    }
+    OFI_CHECK(n, "fi_cq_read");
+    for (ssize_t i = 0; i < n; i++) {
+        events[i] = (struct pg_net_event){
+            .context = entries[i].op_context,
+            .buf = entries[i].buf,
+            .len = entries[i].len,
+            .is_recv = (entries[i].flags & FI_RECV) != 0,
+            .buffer_done = (entries[i].flags & FI_MULTI_RECV) != 0,
+        };
+    }
+    return (int)n;
+}
+
+#define MAX_EVENTS 64
+
+int pg_net_poll(struct pg_net_ep *e, struct pg_net_event *events, int max)
+{
+    struct fi_cq_data_entry entries[MAX_EVENTS];
+    if (max > MAX_EVENTS)
+        max = MAX_EVENTS;
+    return convert(e, fi_cq_read(e->cq, entries, (size_t)max), entries, events);
+}
+
+int pg_net_wait(struct pg_net_ep *e, struct pg_net_event *events, int max, int timeout_ms)
+{
+    struct fi_cq_data_entry entries[MAX_EVENTS];
+    if (max > MAX_EVENTS)
+        max = MAX_EVENTS;
+    return convert(e, fi_cq_sread(e->cq, entries, (size_t)max, NULL, timeout_ms), entries, events);
+}

@@ -1,0 +1,106 @@
+/* Malformed and truncated requests reaching a data server are rejected with a logged error
+ * and never touch memory or stop the server. On one node only the validation is checked
+ * (there is no server); across nodes PE 0 also sends each message to the last PE's server. */
+#include "check.h"
+
+#include "dataserver/dataserver.h"
+#include "memory/memory.h"
+#include "startup/startup.h"
+
+#include <shmem.h>
+#include <string.h>
+
+#define GUARD_LONGS 4096
+
+struct fault {
+    const char *what;
+    struct pg_ds_header h;
+    size_t len;
+    int status;  /* what validation says */
+    int answers; /* the server sends a NACK back */
+};
+
+int main(void)
+{
+    shmem_init();
+    int me = shmem_my_pe(), npes = shmem_n_pes(), target = npes - 1;
+    long *guard = shmem_malloc(GUARD_LONGS * sizeof(long));
+    for (int i = 0; i < GUARD_LONGS; i++)
+        guard[i] = 0x5a5a0000L + i;
+    size_t guard_off = 0;
+    int heap = pg_mem_locate(guard, sizeof(long), &guard_off);
+    shmem_barrier_all();
+
+    const struct pg_ds_header ok = {.version = PG_DS_PROTOCOL_VERSION,
+                                    .type = PG_DS_PUT,
+                                    .segment = (uint8_t)heap,
+                                    .source = (uint32_t)me,
+                                    .target = (uint32_t)target,
+                                    .offset = guard_off,
+                                    .length = 0};
+    struct fault faults[] = {
+        {"truncated header", ok, 20, PG_DS_BAD_LENGTH, 0},
+        {"unknown version", ok, sizeof ok, PG_DS_BAD_VERSION, 0},
+        {"unknown type", ok, sizeof ok, PG_DS_BAD_TYPE, 1},
+        {"source out of range", ok, sizeof ok, PG_DS_BAD_SOURCE, 0},
+        {"target out of range", ok, sizeof ok, PG_DS_BAD_TARGET, 1},
+        {"unknown segment", ok, sizeof ok, PG_DS_BAD_SEGMENT, 1},
+        {"put longer than its message", ok, sizeof ok, PG_DS_BAD_LENGTH, 1},
+        {"get with a payload", ok, sizeof ok + 8, PG_DS_BAD_LENGTH, 1},
+        {"range past the segment", ok, sizeof ok, PG_DS_OK, 1},
+        {"AMO of width 3", ok, sizeof ok, PG_DS_BAD_AMO, 1},
+        {"unaligned AMO", ok, sizeof ok, PG_DS_BAD_AMO, 1},
+        {"unknown AMO op", ok, sizeof ok, PG_DS_BAD_AMO, 1},
+    };
+    faults[1].h.version = 99;
+    faults[2].h.type = 77;
+    faults[3].h.source = (uint32_t)npes + 5;
+    faults[4].h.target = (uint32_t)npes;
+    faults[5].h.segment = 9;
+    faults[6].h.length = 1 << 20;
+    faults[7].h.type = PG_DS_GET;
+    faults[7].h.length = 8;
+    faults[8].h.type = PG_DS_GET;
+    faults[8].h.offset = (uint64_t)1 << 50;
+    faults[8].h.length = 64;
+    for (int i = 9; i < 12; i++) {
+        faults[i].h.type = PG_DS_AMO;
+        faults[i].h.width = 8;
+        faults[i].h.length = 8;
+    }
+    faults[9].h.width = 3;
+    faults[9].h.length = 3;
+    faults[10].h.offset += 4;
+    faults[11].h.op = 200;
+
+    int nfaults = (int)(sizeof faults / sizeof faults[0]), answered = 0;
+    for (int i = 0; i < nfaults; i++) {
+        char message[sizeof(struct pg_ds_header) + 8] = {0};
+        faults[i].h.seq = PG_DS_PROBE | (uint64_t)i;
+        memcpy(message, &faults[i].h, sizeof faults[i].h);
+        int status = pg_ds_validate((struct pg_ds_header *)message, faults[i].len, npes);
+        CHECK(status == faults[i].status, "%s: validation says '%s', expected '%s'", faults[i].what,
+              pg_ds_status_text(status), pg_ds_status_text(faults[i].status));
+        if (me == 0 && pg_world.node_of[target] != pg_world.node) {
+            pg_ds_send_raw(pg_world.node_of[target], message, faults[i].len);
+            answered += faults[i].answers;
+        }
+    }
+    if (answered) {
+        /* The server answers every NACK and keeps serving: a normal get still works. */
+        for (int tries = 0; pg_ds_probes_rejected() < (unsigned long)answered && tries < 1000000;
+             tries++)
+            ;
+        CHECK(pg_ds_probes_rejected() == (unsigned long)answered,
+              "%lu rejections came back, expected %d", pg_ds_probes_rejected(), answered);
+        long copy[GUARD_LONGS];
+        shmem_long_get(copy, guard, GUARD_LONGS, target);
+        for (int i = 0; i < GUARD_LONGS; i++)
+            CHECK(copy[i] == 0x5a5a0000L + i, "target memory changed at [%d]: %#lx", i, copy[i]);
+    }
+    shmem_barrier_all();
+    for (int i = 0; i < GUARD_LONGS; i++)
+        CHECK(guard[i] == 0x5a5a0000L + i, "my memory changed at [%d]: %#lx", i, guard[i]);
+    shmem_free(guard);
+    return check_finish();
+}

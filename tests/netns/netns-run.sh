@@ -1,0 +1,398 @@
+#!/bin/bash
+# netns-run.sh - run an MPI (MPICH hydra) job whose PEs sit on several emulated "nodes".
+#
+# Usage:
+#   tests/netns/netns-run.sh [-k] [-v] [-t] NODES PES_PER_NODE -- PROGRAM [ARGS...]
+#   tests/netns/netns-run.sh [-k] [-v] [-t] NODESxPES_PER_NODE -- PROGRAM [ARGS...]
+#   tests/netns/netns-run.sh -C       # remove leftovers of runs that were SIGKILLed
+#
+#   -k  keep the run directory (node table, holder logs) in /tmp after the run and print its
+#       path; namespaces, links and processes are removed as always
+#   -v  verbose: print every setup step, every launch, the mpiexec command line, the cleanup
+#   -t  TCP between nodes: every node also gets its own IPC namespace, so UCX cannot use
+#       shared memory between nodes and MPI traffic between nodes goes over TCP on the veths
+#       (same as NETNS_TCP=1).  Beware: with MPICH 4.0.2 + UCX 1.13.1, TCP endpoints hang in
+#       MPI_Finalize in a good part of the runs (see README.md); the timeout then ends the job.
+#   -C  remove namespaces pgns<PID>-* (and their processes) whose netns-run.sh is gone
+#
+# Examples:
+#   tests/netns/netns-run.sh 2 2 -- /tmp/mpi_nodes 2        # 2 nodes x 2 PEs = 4 ranks
+#   NETNS_TIMEOUT=60 tests/netns/netns-run.sh 3x1 -- ./prog # 3 nodes x 1 PE
+#
+# Ranks are placed in blocks: node i holds ranks i*P .. i*P+P-1 (hydra -hosts A:P,B:P,...).
+#
+# What one run builds (all names carry the PID $$ of this script, so parallel runs never
+# collide; all addresses live only inside the run's own namespaces):
+#   pgns$$-head       network namespace for mpiexec: lo + bridge "pgbr0" 10.213.7.1/24
+#   pgns$$-n<i>       network namespace of node i: lo + "pgeth0" 10.213.7.(11+i)/24 (IPv6 off);
+#                     the other end of the veth pair ("pgv<i>") is a port of pgbr0
+#   holder process    one per node, "pangea-netns-holder-$$-<i>" (a sleep): sits in the node's
+#                     network namespace and in its own UTS and mount namespaces (and IPC with
+#                     -t): hostname pgnode<i>; /etc/hosts bind-mounted to a file that maps
+#                     pgnode<k> -> 10.213.7.(11+k); /dev/shm a private tmpfs, so POSIX shared
+#                     memory (shm_open) of one node is invisible on the others, as on a cluster
+# Nothing is added to the root network namespace: the bridge lives in the head namespace, so
+# the machine's `ip link` / `ip addr` / routes do not change, and no packet can leave the
+# run's namespaces (no default route, no forwarding, no link to a physical interface).
+#
+# mpiexec runs in the head namespace:
+#   mpiexec.mpich -launcher ssh -launcher-exec tests/netns/netns-launch.sh -iface pgbr0 \
+#                 -hosts 10.213.7.11:P,10.213.7.12:P,... -n N PROGRAM ARGS
+# hydra calls "netns-launch.sh -x ADDRESS <proxy command>" once per node; the wrapper nsenters
+# the holder's net+uts+ipc+mnt namespaces and runs the proxy there.  -iface pgbr0 makes hydra
+# advertise 10.213.7.1 as its control address (by default it advertises the machine's
+# hostname, which the nodes cannot reach).  hydra's node list is what MPICH's
+# MPI_COMM_TYPE_SHARED splits by, so every node is a separate shared-memory group.  hydra
+# forwards the whole environment (-genvall is its default): SHMEM_DEBUG etc. reach the PEs.
+#
+# Environment:
+#   NETNS_TIMEOUT    seconds before the job is killed (default 300); exit status 124 then
+#   NETNS_TCP=1      same as -t
+#   NETNS_VERBOSE=1  same as -v
+#   MPIEXEC          mpiexec to use (default: mpiexec.mpich)
+#   UCX_TLS          default here: tcp,self,sm (set it to override)
+#   UCX_NET_DEVICES  default here: pgeth0, the node's veth (keeps UCX's TCP off loopback)
+#   Anything else is passed to the PEs unchanged.
+#
+# When the job has ended, files still in a node's /dev/shm are reported on stderr as
+#   netns-run.sh: /dev/shm leak on pgnode<i>: NAME...
+# (that tmpfs disappears with the node, so a leak check of the machine's /dev/shm sees nothing).
+#
+# Exit status: the job's (mpiexec's) status; 124 on timeout; 255 when a node could not be
+# launched; 130/143/129 on SIGINT/SIGTERM/SIGHUP; 77 (skipped) when not root, when ip,
+# unshare, nsenter or mpiexec is missing or namespaces/veth/bridge cannot be created; 2 on a
+# usage error; 1 when the setup fails otherwise.  Namespaces, veths, bridge, holder processes
+# and the run directory are removed on every exit path (normal end, failure, timeout, signal).
+set -u
+set -o pipefail
+
+ME=netns-run.sh
+SKIP=77
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+LAUNCHER="$HERE/netns-launch.sh"
+SUBNET=10.213.7
+HEAD_ADDR=$SUBNET.1
+FIRST_NODE_HOST=11
+BRIDGE=pgbr0
+NODE_IF=pgeth0
+TAG="pgns$$"
+HEAD_NS="$TAG-head"
+
+usage() {
+    sed -n '3,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+}
+msg() { echo "$ME: $*" >&2; }
+vmsg() { [[ $VERBOSE == 0 ]] || echo "$ME: $*" >&2; }
+skip() {
+    msg "SKIP: $*"
+    exit $SKIP
+}
+die() {
+    msg "ERROR: $*"
+    exit 1
+}
+# run a setup command, showing it in verbose mode; failures are fatal (cleanup still runs)
+run() {
+    vmsg "+ $*"
+    "$@" || die "setup command failed: $*"
+}
+
+# ---- stale cleanup (-C) ----------------------------------------------------------------------
+run_alive() { # is netns-run.sh with this PID still running?
+    [[ -d /proc/$1 ]] && tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -q netns-run
+}
+cleanup_stale() {
+    local ns dir p n=0
+    for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
+        [[ $ns =~ ^pgns([0-9]+)-(head|n[0-9]+)$ ]] || continue
+        run_alive "${BASH_REMATCH[1]}" && continue
+        for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+        ip netns del "$ns" 2>/dev/null && n=$((n + 1))
+        echo "removed stale namespace $ns"
+    done
+    for dir in /tmp/pangea-netns.*; do
+        [[ -d $dir && $dir =~ ^/tmp/pangea-netns\.([0-9]+)\.[A-Za-z0-9]+$ ]] || continue
+        run_alive "${BASH_REMATCH[1]}" && continue
+        rm -rf -- "$dir" && echo "removed stale run directory $dir"
+    done
+    echo "$ME: removed $n stale namespace(s)"
+}
+
+# The whole run is one function, so bash has parsed all of it before anything runs (editing
+# this file while runs are in progress cannot break them).
+# Anything missing means "skipped" (exit 77).
+check_requirements() {
+    [[ $(id -u) == 0 ]] || skip "must run as root (creates network namespaces)"
+    for cmd in ip unshare nsenter mount hostname "$MPIEXEC"; do
+        command -v "$cmd" >/dev/null 2>&1 || skip "'$cmd' not found"
+    done
+    [[ -x $LAUNCHER ]] || skip "$LAUNCHER is missing or not executable"
+    unshare --net --uts --ipc --mount true 2>/dev/null ||
+        skip "cannot create network/UTS/IPC/mount namespaces here (unshare failed)"
+}
+
+main() {
+    # ---- arguments ---------------------------------------------------------------------------
+    if [[ ${1:-} == --can-run ]]; then # exit 0 if runs are possible here, else 77 (skipped)
+        MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+        check_requirements
+        exit 0
+    fi
+    KEEP=0
+    VERBOSE=${NETNS_VERBOSE:-0}
+    [[ $VERBOSE == 0 ]] || VERBOSE=1
+    TCP=${NETNS_TCP:-0}
+    [[ $TCP == 0 ]] || TCP=1
+    while getopts ":kvtCh" opt; do
+        case $opt in
+        k) KEEP=1 ;;
+        v) VERBOSE=1 ;;
+        t) TCP=1 ;;
+        C)
+            [[ $(id -u) == 0 ]] || skip "must run as root"
+            cleanup_stale
+            exit 0
+            ;;
+        h) usage ;;
+        *) msg "unknown option -$OPTARG"; usage ;;
+        esac
+    done
+    shift $((OPTIND - 1))
+
+    if [[ $# -ge 1 && $1 =~ ^([0-9]+)x([0-9]+)$ ]]; then
+        NODES=${BASH_REMATCH[1]}
+        PPN=${BASH_REMATCH[2]}
+        shift
+    elif [[ $# -ge 2 && $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ ]]; then
+        NODES=$1
+        PPN=$2
+        shift 2
+    else
+        msg "missing NODES PES_PER_NODE (or NODESxPES_PER_NODE)"
+        usage
+    fi
+    [[ $# -ge 1 && $1 == -- ]] && shift
+    [[ $# -ge 1 ]] || { msg "missing PROGRAM"; usage; }
+    NODES=$((10#$NODES))
+    PPN=$((10#$PPN))
+    ((NODES >= 1 && NODES <= 200)) || { msg "NODES must be 1..200"; usage; }
+    ((PPN >= 1 && PPN <= 1024)) || { msg "PES_PER_NODE must be 1..1024"; usage; }
+    NPROCS=$((NODES * PPN))
+
+    TIMEOUT=${NETNS_TIMEOUT:-300}
+    if ! [[ $TIMEOUT =~ ^[0-9]+$ && $TIMEOUT -gt 0 ]]; then
+        msg "NETNS_TIMEOUT must be a positive number of seconds"
+        exit 2
+    fi
+    MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+
+    check_requirements
+
+    # ---- cleanup: runs on every exit path ----------------------------------------------------
+    RUNDIR=
+    CHILD=
+    NS_LIST=()
+    CLEANED=0
+
+    ns_pids() { # pids of all processes inside our namespaces
+        local ns
+        for ns in "${NS_LIST[@]}"; do ip netns pids "$ns" 2>/dev/null; done
+    }
+
+    cleanup() {
+        ((CLEANED)) && return
+        CLEANED=1
+        local i pids
+        # 1. the job: mpiexec gets a TERM first so hydra can tear its proxies down politely
+        if [[ -n $CHILD ]] && kill -0 "$CHILD" 2>/dev/null; then
+            vmsg "stopping mpiexec (pid $CHILD)"
+            kill -TERM "$CHILD" 2>/dev/null
+            for ((i = 0; i < 20; i++)); do
+                kill -0 "$CHILD" 2>/dev/null || break
+                sleep 0.1
+            done
+            kill -KILL "$CHILD" 2>/dev/null
+        fi
+        # 2. everything still inside our namespaces (PEs, proxies, launchers, holders)
+        # shellcheck disable=SC2086 # $pids is a word list
+        for ((i = 0; i < 50; i++)); do
+            pids=$(ns_pids)
+            [[ -z $pids ]] && break
+            ((i == 0)) && vmsg "killing remaining processes:" $pids
+            kill -KILL $pids 2>/dev/null
+            sleep 0.1
+        done
+        [[ -n $pids ]] && msg "WARNING: processes still in the namespaces after SIGKILL:" "$pids"
+        # 3. namespaces; veths and the bridge go away with them
+        for ((i = ${#NS_LIST[@]} - 1; i >= 0; i--)); do
+            [[ -e /run/netns/${NS_LIST[i]} ]] || continue
+            vmsg "+ ip netns del ${NS_LIST[i]}"
+            ip netns del "${NS_LIST[i]}" 2>/dev/null ||
+                msg "WARNING: could not delete namespace ${NS_LIST[i]}"
+        done
+        # 4. run directory
+        if [[ -n $RUNDIR && -d $RUNDIR ]]; then
+            if ((KEEP)); then
+                msg "kept run directory $RUNDIR"
+            else
+                rm -rf -- "$RUNDIR"
+            fi
+        fi
+    }
+    # shellcheck disable=SC2317 # called from the traps
+    on_signal() {
+        trap '' INT TERM HUP
+        msg "caught SIG$1, stopping the job and cleaning up"
+        cleanup
+        exit $((128 + $2))
+    }
+    trap cleanup EXIT
+    trap 'on_signal INT 2' INT
+    trap 'on_signal TERM 15' TERM
+    trap 'on_signal HUP 1' HUP
+
+    # ---- setup -------------------------------------------------------------------------------
+    RUNDIR=$(mktemp -d "/tmp/pangea-netns.$$.XXXXXX") || die "mktemp failed"
+    chmod 755 "$RUNDIR"
+    export NETNS_RUNDIR=$RUNDIR NETNS_VERBOSE=$VERBOSE
+
+    for ((i = 0; i < NODES; i++)); do
+        [[ -e /run/netns/$TAG-n$i ]] && die "namespace $TAG-n$i already exists (stale? try -C)"
+    done
+    [[ -e /run/netns/$HEAD_NS ]] && die "namespace $HEAD_NS already exists (stale? try -C)"
+
+    node_addr() { echo "$SUBNET.$((FIRST_NODE_HOST + $1))"; }
+
+    {
+        echo "127.0.0.1 localhost"
+        echo "$HEAD_ADDR pgnode-head"
+        for ((i = 0; i < NODES; i++)); do echo "$(node_addr $i) pgnode$i"; done
+    } >"$RUNDIR/hosts"
+
+    # head namespace with the bridge
+    NS_LIST+=("$HEAD_NS")
+    vmsg "+ ip netns add $HEAD_NS"
+    ip netns add "$HEAD_NS" || skip "cannot create a network namespace (ip netns add failed)"
+    run ip -n "$HEAD_NS" link set lo up
+    ip -n "$HEAD_NS" link add "$BRIDGE" type bridge ||
+        skip "cannot create a bridge (kernel without bridge support?)"
+    run ip -n "$HEAD_NS" addr add "$HEAD_ADDR/24" dev "$BRIDGE"
+    run ip -n "$HEAD_NS" link set "$BRIDGE" up
+
+    HOLDERS=()
+    # Default: the nodes share the machine's IPC namespace, so UCX moves MPI data between nodes
+    # through shared memory (SysV segments, CMA), which MPI_Finalize handles reliably; with -t
+    # each node gets its own IPC namespace and UCX has to use TCP.  /dev/shm is private per node
+    # in both modes.
+    UNSHARE_NS=(--uts --mount)
+    ((TCP)) && UNSHARE_NS+=(--ipc)
+    : >"$RUNDIR/nodes.tmp"
+    for ((i = 0; i < NODES; i++)); do
+        ns="$TAG-n$i"
+        addr=$(node_addr $i)
+        NS_LIST+=("$ns")
+        run ip netns add "$ns"
+        # both ends are created directly in their namespaces: nothing appears in the root one
+        ip link add "pgv$i" netns "$HEAD_NS" type veth peer name "$NODE_IF" netns "$ns" ||
+            skip "cannot create a veth pair (kernel without veth support?)"
+        run ip -n "$HEAD_NS" link set "pgv$i" master "$BRIDGE" up
+        ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null || true
+        ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 2>/dev/null || true
+        run ip -n "$ns" link set lo up
+        run ip -n "$ns" addr add "$addr/24" dev "$NODE_IF"
+        run ip -n "$ns" link set "$NODE_IF" up
+        # holder: own UTS (hostname) and mount (/etc/hosts, /dev/shm) namespaces, IPC with -t
+        vmsg "+ holder for pgnode$i in $ns"
+        # shellcheck disable=SC2016 # expands in the inner shell
+        ip netns exec "$ns" unshare "${UNSHARE_NS[@]}" --propagation private -- \
+            /bin/bash -c '
+                set -e
+                hostname "$1"
+                mount --bind "$2/hosts" /etc/hosts
+                mount -t tmpfs -o mode=1777 pangea-shm /dev/shm
+                : >"$2/ready.$3"
+                exec -a "pangea-netns-holder-$4-$3" sleep infinity' \
+            holder "pgnode$i" "$RUNDIR" "$i" "$$" \
+            </dev/null >"$RUNDIR/holder.$i.log" 2>&1 &
+        HOLDERS[i]=$!
+        disown "${HOLDERS[i]}" # no "Killed" job report when cleanup kills it
+        echo "$addr pgnode$i $ns ${HOLDERS[i]}" >>"$RUNDIR/nodes.tmp"
+    done
+    mv "$RUNDIR/nodes.tmp" "$RUNDIR/nodes"
+
+    # wait for the holders to have set their node up
+    for ((i = 0; i < NODES; i++)); do
+        for ((t = 0; t < 100; t++)); do
+            [[ -e $RUNDIR/ready.$i ]] && break
+            kill -0 "${HOLDERS[i]}" 2>/dev/null || break
+            sleep 0.1
+        done
+        [[ -e $RUNDIR/ready.$i ]] ||
+            die "node pgnode$i did not come up: $(cat "$RUNDIR/holder.$i.log" 2>/dev/null)"
+    done
+    if ((VERBOSE)); then
+        msg "nodes (address hostname netns holder-pid):"
+        sed 's/^/    /' "$RUNDIR/nodes" >&2
+    fi
+
+    # bridge ports need a moment to reach forwarding state (no STP: immediate, but be safe)
+    for ((t = 0; t < 50; t++)); do
+        ip -n "$HEAD_NS" -o link show master "$BRIDGE" |
+            grep -q 'state DOWN\|LOWERLAYERDOWN' || break
+        sleep 0.1
+    done
+
+    # ---- run ---------------------------------------------------------------------------------
+    export UCX_TLS=${UCX_TLS-tcp,self,sm}
+    export UCX_NET_DEVICES=${UCX_NET_DEVICES-$NODE_IF}
+
+    HOSTS=
+    for ((i = 0; i < NODES; i++)); do HOSTS+="${HOSTS:+,}$(node_addr $i):$PPN"; done
+    CMD=("$MPIEXEC" -launcher ssh -launcher-exec "$LAUNCHER" -iface "$BRIDGE"
+        -hosts "$HOSTS" -n "$NPROCS" "$@")
+    vmsg "UCX_TLS=$UCX_TLS UCX_NET_DEVICES=$UCX_NET_DEVICES timeout=${TIMEOUT}s" \
+        "between nodes: $( ((TCP)) && echo TCP || echo 'shared memory (IPC namespace shared)')"
+    vmsg "+ ip netns exec $HEAD_NS ${CMD[*]}"
+
+    # Background + poll so that signals are handled at once and the timeout can be enforced.
+    # (A background job of a non-interactive shell reads /dev/null: hydra forwards no stdin.)
+    ip netns exec "$HEAD_NS" "${CMD[@]}" &
+    CHILD=$!
+    START=$SECONDS
+    STATUS=
+    FINISHED=0
+    while :; do
+        if ! kill -0 "$CHILD" 2>/dev/null; then
+            wait "$CHILD"
+            STATUS=$?
+            FINISHED=1
+            break
+        fi
+        if ((SECONDS - START >= TIMEOUT)); then
+            msg "TIMEOUT: job still running after ${TIMEOUT}s (NETNS_TIMEOUT), killing it"
+            STATUS=124
+            break
+        fi
+        if [[ -s $RUNDIR/launch-failed ]]; then
+            msg "a node could not be launched: $(head -n 1 "$RUNDIR/launch-failed")"
+            STATUS=255
+            break
+        fi
+        sleep 0.2
+    done
+    vmsg "job exit status $STATUS"
+    # Each node's /dev/shm disappears with the node, so a segment a PE failed to unlink would
+    # go unnoticed: report what is left (seen through the holder's root, /proc/PID/root).
+    if ((FINISHED)); then
+        for ((i = 0; i < NODES; i++)); do
+            # shellcheck disable=SC2012 # names only, for a message
+            left=$(ls -A "/proc/${HOLDERS[i]}/root/dev/shm" 2>/dev/null | tr '\n' ' ')
+            [[ -z $left ]] || msg "/dev/shm leak on pgnode$i: $left"
+        done
+    fi
+    cleanup
+    exit "$STATUS"
+}
+
+main "$@"
