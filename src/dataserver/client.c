@@ -247,6 +247,16 @@ void pg_ds_send_raw(int node, const void *bytes, size_t len)
     pthread_mutex_unlock(&c.lock);
 }
 
+/* Driven from every wait loop: replies are read and queued sends leave even while a PE waits
+ * on its own memory (a barrier flag, wait_until). Skipped when another thread holds the lock. */
+static void progress_while_waiting(void)
+{
+    if (pthread_mutex_trylock(&c.lock) != 0)
+        return;
+    progress();
+    pthread_mutex_unlock(&c.lock);
+}
+
 unsigned long pg_ds_probes_rejected(void)
 {
     pthread_mutex_lock(&c.lock);
@@ -275,6 +285,7 @@ void ds_client_open(void)
     c.next_seq = 0;
     c.acks_due = 0;
     c.next_buffer = 0;
+    pg_wait_progress = progress_while_waiting;
 }
 
 struct pg_net_ep *ds_client_ep(void)
@@ -289,6 +300,7 @@ void ds_client_connect(int node, const void *server_name)
 
 void ds_client_close(void)
 {
+    pg_wait_progress = NULL;
     pthread_mutex_lock(&c.lock);
     /* Let the last sends finish before their buffers go. */
     for (int i = 0; i < c.nbuffers; i++)

@@ -49,6 +49,8 @@ void pg_global_exit(int status)
     pg_boot_abort(status);
 }
 
+void (*pg_wait_progress)(void);
+
 void pg_wait_yield(struct pg_waiter *w)
 {
     (void)w;

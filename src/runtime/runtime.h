@@ -82,8 +82,14 @@ static inline void pg_cpu_relax(void)
     __asm__ __volatile__("yield");
 #endif
 }
+/* Set by a module that must be driven while a PE waits (the network client, whose provider
+ * may move data only when called); NULL on a single node. */
+extern void (*pg_wait_progress)(void);
+
 static inline void pg_wait_step(struct pg_waiter *w)
 {
+    if (pg_wait_progress)
+        pg_wait_progress();
     if (++w->polls < pg_cfg.spin_count)
         pg_cpu_relax();
     else
