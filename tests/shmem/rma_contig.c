@@ -239,7 +239,8 @@ int main(void)
     src_sym = shmem_align(64, BIG_BYTES + 64);
     pg_buf = shmem_align(64, 2 * (size_t)npes * 16);
     src_loc = aligned_alloc(64, BIG_BYTES + 64);
-    dst_loc = aligned_alloc(64, big_slot_bytes + 64);
+    /* aligned_alloc wants a size that is a multiple of the alignment */
+    dst_loc = aligned_alloc(64, (big_slot_bytes + 64 + 63) / 64 * 64);
     CHECK(dst_sym && src_sym && pg_buf && src_loc && dst_loc, "allocation failed");
     if (!(dst_sym && src_sym && pg_buf && src_loc && dst_loc))
         return check_finish();
