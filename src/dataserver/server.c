@@ -30,7 +30,6 @@ static struct {
     size_t name_stride;
     pthread_t thread;
     int running, stopping;
-    unsigned long rejected;
 } s;
 
 static uint64_t now_us(void)
@@ -85,7 +84,6 @@ static void reply(const struct pg_ds_header *request, uint8_t type, uint16_t sta
 
 static void reject(const struct pg_ds_header *h, size_t len, int status)
 {
-    s.rejected++;
     pg_warn("data server: rejected a %zu-byte request (type %u from PE %u for PE %u, segment "
             "%u, offset %llu, length %llu): %s",
             len, len >= 2 ? h->type : 0u, len >= sizeof *h ? h->source : 0u,

@@ -6,12 +6,6 @@
 
 #include <string.h>
 
-/* The on-node path: a pointer into pe's copy, or NULL when pe is on another node. */
-static char *peer_ptr(const void *addr, int pe)
-{
-    return pg_mem_peer_ptr(addr, pe);
-}
-
 /* The off-node path: where the object lies, for a request to pe's data server. */
 static int locate(const void *addr, size_t len, int pe, size_t *offset, const char *call)
 {
@@ -50,7 +44,7 @@ void pg_put(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int
     (void)ctx;
     if (len == 0)
         return;
-    char *to = peer_ptr(dest, pe);
+    char *to = pg_mem_peer_ptr(dest, pe);
     if (to) {
         copy_bytes(to, src, len);
         return;
@@ -65,7 +59,7 @@ void pg_get(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int
     (void)ctx;
     if (len == 0)
         return;
-    const char *from = peer_ptr(src, pe);
+    const char *from = pg_mem_peer_ptr(src, pe);
     if (from) {
         copy_bytes(dest, from, len);
         return;
@@ -122,7 +116,7 @@ void pg_put_strided(struct pangea_ctx *ctx, void *dest, const void *src,
     (void)ctx;
     if (shape->count[0] == 0)
         return;
-    char *to = peer_ptr(dest, pe);
+    char *to = pg_mem_peer_ptr(dest, pe);
     if (to)
         for_each_piece(to, src, shape, copy_piece, pe);
     else /* off-node: one request per piece until the pipeline packs them */
@@ -135,7 +129,7 @@ void pg_get_strided(struct pangea_ctx *ctx, void *dest, const void *src,
     (void)ctx;
     if (shape->count[0] == 0)
         return;
-    const char *from = peer_ptr(src, pe);
+    const char *from = pg_mem_peer_ptr(src, pe);
     if (from)
         for_each_piece(dest, from, shape, copy_piece, pe);
     else
@@ -146,7 +140,7 @@ void pg_put_signal(struct pangea_ctx *ctx, void *dest, const void *src, size_t l
                    uint64_t *sig_addr, uint64_t signal, enum pg_signal_op op, int pe)
 {
     pg_put(ctx, dest, src, len, pe);
-    uint64_t *sig = (uint64_t *)peer_ptr(sig_addr, pe);
+    uint64_t *sig = (uint64_t *)pg_mem_peer_ptr(sig_addr, pe);
     if (sig && op == PG_SIGNAL_SET) {
         __atomic_store_n(sig, signal, __ATOMIC_RELEASE);
     } else if (sig) {
