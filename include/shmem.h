@@ -263,7 +263,8 @@ void pangea_generic_no_match(void);
 #define PANGEA_GA_atomic_fetch_and(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_fetch_and,
 #define PANGEA_GA_ctx_atomic_fetch_and(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_fetch_and,
-#define shmem_atomic_fetch_and(...) PANGEA_G_CTX(PANGEA_T_AMO_BIT_BASE, atomic_fetch_and, __VA_ARGS__)
+#define shmem_atomic_fetch_and(...) \
+    PANGEA_G_CTX(PANGEA_T_AMO_BIT_BASE, atomic_fetch_and, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_and(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_and,
 #define PANGEA_GA_ctx_atomic_and(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_atomic_and,
@@ -281,7 +282,8 @@ void pangea_generic_no_match(void);
 #define PANGEA_GA_atomic_fetch_xor(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_fetch_xor,
 #define PANGEA_GA_ctx_atomic_fetch_xor(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_fetch_xor,
-#define shmem_atomic_fetch_xor(...) PANGEA_G_CTX(PANGEA_T_AMO_BIT_BASE, atomic_fetch_xor, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(...) \
+    PANGEA_G_CTX(PANGEA_T_AMO_BIT_BASE, atomic_fetch_xor, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_xor(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_xor,
 #define PANGEA_GA_ctx_atomic_xor(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_atomic_xor,

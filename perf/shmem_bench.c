@@ -50,7 +50,7 @@
 #define MIN_SIZE ((size_t)8)
 #define DEFAULT_MAX ((size_t)4 << 20)
 #define QUICK_MAX ((size_t)1 << 20)
-#define WINDOW 64                      /* ops per bandwidth window */
+#define WINDOW 64                            /* ops per bandwidth window */
 #define WINDOW_MAX_BYTES ((size_t)256 << 20) /* fewer ops above 4 MiB */
 #define STATIC_LEN 64
 
@@ -103,8 +103,7 @@ static struct stats summarize(long n)
     qsort(samples, (size_t)n, sizeof(double), cmp_double);
     s.min = samples[0];
     s.mean = sum / (double)n;
-    s.median = (n % 2) ? samples[n / 2]
-                       : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+    s.median = (n % 2) ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
     return s;
 }
 
@@ -140,29 +139,28 @@ static long batch_for(double unit_ns)
  * half of the warm-up, then take nsamp samples of `batch` units each.
  * res gets per-unit statistics in microseconds.
  */
-#define MEASURE(res, nsamp, ...)                                             \
-    do {                                                                     \
-        long ns_ = (nsamp);                                                  \
-        long w_ = clampl(ns_ / 10, 16, 1000);                                \
-        for (long i_ = 0; i_ < w_ / 2; i_++) {                               \
-            __VA_ARGS__;                                                     \
-        }                                                                    \
-        uint64_t c_ = now_ns();                                              \
-        for (long i_ = w_ / 2; i_ < w_; i_++) {                              \
-            __VA_ARGS__;                                                     \
-        }                                                                    \
-        long b_ = batch_for((double)(now_ns() - c_) /                        \
-                            (double)(w_ - w_ / 2));                          \
-        for (long s_ = 0; s_ < ns_; s_++) {                                  \
-            uint64_t a_ = now_ns();                                          \
-            for (long k_ = 0; k_ < b_; k_++) {                               \
-                __VA_ARGS__;                                                 \
-            }                                                                \
-            samples[s_] = (double)(now_ns() - a_) * 1e-3 / (double)b_;       \
-        }                                                                    \
-        (res) = summarize(ns_);                                              \
-        (res).batch = b_;                                                    \
-        (res).ops = w_ + ns_ * b_;                                           \
+#define MEASURE(res, nsamp, ...)                                              \
+    do {                                                                      \
+        long ns_ = (nsamp);                                                   \
+        long w_ = clampl(ns_ / 10, 16, 1000);                                 \
+        for (long i_ = 0; i_ < w_ / 2; i_++) {                                \
+            __VA_ARGS__;                                                      \
+        }                                                                     \
+        uint64_t c_ = now_ns();                                               \
+        for (long i_ = w_ / 2; i_ < w_; i_++) {                               \
+            __VA_ARGS__;                                                      \
+        }                                                                     \
+        long b_ = batch_for((double)(now_ns() - c_) / (double)(w_ - w_ / 2)); \
+        for (long s_ = 0; s_ < ns_; s_++) {                                   \
+            uint64_t a_ = now_ns();                                           \
+            for (long k_ = 0; k_ < b_; k_++) {                                \
+                __VA_ARGS__;                                                  \
+            }                                                                 \
+            samples[s_] = (double)(now_ns() - a_) * 1e-3 / (double)b_;        \
+        }                                                                     \
+        (res) = summarize(ns_);                                               \
+        (res).batch = b_;                                                     \
+        (res).ops = w_ + ns_ * b_;                                            \
     } while (0)
 
 /* Samples of a latency test for size n. */
@@ -203,7 +201,10 @@ static long check_bytes(const unsigned char *p, size_t n, unsigned char v)
 static struct stats lat_put(void *dst, const void *src, size_t n, long ns)
 {
     struct stats r;
-    MEASURE(r, ns, { shmem_putmem(dst, src, n, 1); shmem_quiet(); });
+    MEASURE(r, ns, {
+        shmem_putmem(dst, src, n, 1);
+        shmem_quiet();
+    });
     return r;
 }
 
@@ -263,7 +264,10 @@ static struct stats lat_fadd(long *ctr, long ns, long *last)
 static struct stats lat_add(long *ctr, long ns)
 {
     struct stats r;
-    MEASURE(r, ns, { shmem_long_atomic_add(ctr, 1, 1); shmem_quiet(); });
+    MEASURE(r, ns, {
+        shmem_long_atomic_add(ctr, 1, 1);
+        shmem_quiet();
+    });
     return r;
 }
 
@@ -276,10 +280,23 @@ static int parse_size(const char *s, size_t *out)
     if (end == s)
         return -1;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
+    case 'k':
+    case 'K':
+        v <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        end++;
+        break;
+    default:
+        break;
     }
     if (*end == 'i' || *end == 'I') /* accept KiB, MiB, ... */
         end++;
@@ -312,15 +329,21 @@ static int parse_args(int argc, char **argv, struct config *c)
     c->max_bytes = DEFAULT_MAX;
     while ((opt = getopt(argc, argv, "qm:sh")) != -1) {
         switch (opt) {
-        case 'q': c->quick = 1; break;
-        case 's': c->skip_static = 1; break;
+        case 'q':
+            c->quick = 1;
+            break;
+        case 's':
+            c->skip_static = 1;
+            break;
         case 'm':
             if (parse_size(optarg, &c->max_bytes) != 0)
                 return 2;
             have_max = 1;
             break;
-        case 'h': return 1;
-        default: return 2;
+        case 'h':
+            return 1;
+        default:
+            return 2;
         }
     }
     if (optind != argc)
@@ -332,8 +355,8 @@ static int parse_args(int argc, char **argv, struct config *c)
 
 static void print_lat_line(const char *what, struct stats s)
 {
-    printf("%-40s %10.3f us  (mean %.3f, min %.3f; %ld samples x %ld ops)\n",
-           what, s.median, s.mean, s.min, s.n, s.batch);
+    printf("%-40s %10.3f us  (mean %.3f, min %.3f; %ld samples x %ld ops)\n", what, s.median,
+           s.mean, s.min, s.n, s.batch);
 }
 
 int main(int argc, char **argv)
@@ -358,8 +381,7 @@ int main(int argc, char **argv)
     }
     if (npes < 2) {
         if (me == 0)
-            fprintf(stderr, "%s: needs at least 2 PEs (got %d)\n", argv[0],
-                    npes);
+            fprintf(stderr, "%s: needs at least 2 PEs (got %d)\n", argv[0], npes);
         shmem_finalize();
         return 2;
     }
@@ -383,8 +405,8 @@ int main(int argc, char **argv)
         priv_b = malloc(max_n);
     }
     long *bar_batch = shmem_malloc(sizeof(long));
-    int ok = src && dst && heap_target && counter && remote_bad &&
-             bar_batch && samples && (me != 0 || (priv_a && priv_b));
+    int ok = src && dst && heap_target && counter && remote_bad && bar_batch && samples &&
+             (me != 0 || (priv_a && priv_b));
     if (!ok) {
         fprintf(stderr,
                 "%s: PE %d: allocation of %zu-byte buffers failed "
@@ -415,8 +437,7 @@ int main(int argc, char **argv)
         shmem_info_get_name(name);
         shmem_info_get_version(&vmaj, &vmin);
         printf("# shmem_bench: OpenSHMEM micro-benchmark\n");
-        printf("# implementation: %s (OpenSHMEM spec %d.%d)\n", name, vmaj,
-               vmin);
+        printf("# implementation: %s (OpenSHMEM spec %d.%d)\n", name, vmaj, vmin);
         printf("# PEs: %d (PE 0 measures, PE 1 is the target)  mode: %s  "
                "sizes: %zu B .. %zu B\n",
                npes, cfg.quick ? "quick" : "full", MIN_SIZE, max_n);
@@ -428,9 +449,8 @@ int main(int argc, char **argv)
                WINDOW, WINDOW_MAX_BYTES >> 20);
         printf("# memcpy = PE 0 private malloc buffers, same windows; "
                "put/memcpy = put BW as %% of memcpy BW\n");
-        printf("%10s %14s %10s %13s %13s %16s %11s\n", "size",
-               "put+quiet(us)", "get(us)", "put BW(MB/s)", "get BW(MB/s)",
-               "memcpy BW(MB/s)", "put/memcpy");
+        printf("%10s %14s %10s %13s %13s %16s %11s\n", "size", "put+quiet(us)", "get(us)",
+               "put BW(MB/s)", "get BW(MB/s)", "memcpy BW(MB/s)", "put/memcpy");
         fflush(stdout);
     }
 
@@ -460,8 +480,8 @@ int main(int argc, char **argv)
             bad_local += check_bytes(dst, n, pattern(1, n));
             memset(dst, 0, n);
             bwm = bw_memcpy(priv_b, priv_a, n, bi);
-            printf("%10zu %14.3f %10.3f %13.2f %13.2f %16.2f %10.1f%%\n", n,
-                   sp.median, sg.median, bwp, bwg, bwm, 100.0 * bwp / bwm);
+            printf("%10zu %14.3f %10.3f %13.2f %13.2f %16.2f %10.1f%%\n", n, sp.median, sg.median,
+                   bwp, bwg, bwm, 100.0 * bwp / bwm);
             fflush(stdout);
         }
         shmem_barrier_all();
@@ -499,8 +519,7 @@ int main(int argc, char **argv)
         for (long i = warm / 2; i < warm; i++)
             shmem_barrier_all();
         if (me == 0) {
-            long b = batch_for((double)(now_ns() - c0) /
-                               (double)(warm - warm / 2));
+            long b = batch_for((double)(now_ns() - c0) / (double)(warm - warm / 2));
             for (int pe = 0; pe < npes; pe++)
                 shmem_long_p(bar_batch, b, pe);
         }
@@ -560,20 +579,18 @@ int main(int argc, char **argv)
                 bad_local++;
         }
         shmem_barrier_all();
-        if (me == 1 && (static_target[0] != 0x1234567 ||
-                        heap_target[0] != 0x1234567))
+        if (me == 1 && (static_target[0] != 0x1234567 || heap_target[0] != 0x1234567))
             bad_local++;
         if (me == 0) {
             printf("\n# static global array vs symmetric heap target "
                    "(8 bytes, PE 0 -> PE 1)\n");
-            printf("%-24s %12s %12s %14s\n", "operation", "static(us)",
-                   "heap(us)", "static/heap");
-            printf("%-24s %12.3f %12.3f %13.2fx\n", "put+quiet", pst.median,
-                   phe.median, pst.median / phe.median);
-            printf("%-24s %12.3f %12.3f %13.2fx\n", "get", gst.median,
-                   ghe.median, gst.median / ghe.median);
-            printf("%-24s %12.3f %12.3f %13.2fx\n", "atomic_fetch_add",
-                   fst.median, fhe.median, fst.median / fhe.median);
+            printf("%-24s %12s %12s %14s\n", "operation", "static(us)", "heap(us)", "static/heap");
+            printf("%-24s %12.3f %12.3f %13.2fx\n", "put+quiet", pst.median, phe.median,
+                   pst.median / phe.median);
+            printf("%-24s %12.3f %12.3f %13.2fx\n", "get", gst.median, ghe.median,
+                   gst.median / ghe.median);
+            printf("%-24s %12.3f %12.3f %13.2fx\n", "atomic_fetch_add", fst.median, fhe.median,
+                   fst.median / fhe.median);
             fflush(stdout);
         }
         shmem_barrier_all();

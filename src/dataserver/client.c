@@ -165,6 +165,25 @@ void pg_ds_put(int pe, int seg, size_t offset, const void *src, size_t len)
     pthread_mutex_unlock(&c.lock);
 }
 
+void pg_ds_acc(int pe, int seg, size_t offset, enum pg_acc_type type, const void *scale,
+               const void *src, size_t len)
+{
+    size_t elem = pg_acc_type_size(type), chunk = c.chunk / elem * elem;
+    struct pg_ds_header h = {.type = PG_DS_ACC, .segment = (uint8_t)seg, .op = (uint8_t)type};
+    memcpy(h.scale, scale, elem);
+    pthread_mutex_lock(&c.lock);
+    for (size_t done = 0; done < len;) {
+        size_t n = len - done < chunk ? len - done : chunk;
+        h.offset = offset + done;
+        h.length = n;
+        h.seq = c.next_seq++;
+        c.acks_due++;
+        send_request(pe, &h, (const char *)src + done, n);
+        done += n;
+    }
+    pthread_mutex_unlock(&c.lock);
+}
+
 void pg_ds_get(int pe, int seg, size_t offset, void *dest, size_t len)
 {
     pthread_mutex_lock(&c.lock);

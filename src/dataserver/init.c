@@ -44,6 +44,7 @@ struct names {
 
 int pg_ds_init(void)
 {
+    pg_acc_locks_init();
     if (pg_world.nnodes == 1)
         return 0; /* every PE is reached by load/store */
     if (pg_cfg.pipeline_buffers < 1 || pg_cfg.pipeline_buffer_size < 64)

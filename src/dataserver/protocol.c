@@ -51,8 +51,9 @@ const char *pg_ds_status_text(int status)
         [PG_DS_BAD_RANGE] = "offset and length run past the segment",
         [PG_DS_BAD_LENGTH] = "message length does not match the header",
         [PG_DS_BAD_AMO] = "bad atomic operation, width or alignment",
+        [PG_DS_BAD_ACC] = "bad accumulate type or length",
     };
-    if (status < 0 || status > PG_DS_BAD_AMO)
+    if (status < 0 || status > PG_DS_BAD_ACC)
         return "unknown status";
     return text[status];
 }
@@ -67,17 +68,22 @@ int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes)
         return PG_DS_BAD_SOURCE;
     if (h->type == PG_DS_STOP)
         return len == sizeof *h ? PG_DS_OK : PG_DS_BAD_LENGTH;
-    if (h->type != PG_DS_PUT && h->type != PG_DS_GET && h->type != PG_DS_AMO)
+    if (h->type != PG_DS_PUT && h->type != PG_DS_GET && h->type != PG_DS_AMO &&
+        h->type != PG_DS_ACC)
         return PG_DS_BAD_TYPE;
     if (h->target >= (uint32_t)npes)
         return PG_DS_BAD_TARGET;
     if (h->segment >= PG_SEG_COUNT)
         return PG_DS_BAD_SEGMENT;
     size_t payload = len - sizeof *h;
-    if (h->type == PG_DS_PUT ? h->length != payload : payload != 0)
+    int carries_data = h->type == PG_DS_PUT || h->type == PG_DS_ACC;
+    if (carries_data ? h->length != payload : payload != 0)
         return PG_DS_BAD_LENGTH;
     if (h->type == PG_DS_AMO && (h->op > PG_AMO_LAST || (h->width != 4 && h->width != 8) ||
                                  h->length != h->width || h->offset % h->width != 0))
         return PG_DS_BAD_AMO;
+    if (h->type == PG_DS_ACC &&
+        (h->op > PG_ACC_LAST || h->length % pg_acc_type_size((enum pg_acc_type)h->op) != 0))
+        return PG_DS_BAD_ACC;
     return PG_DS_OK;
 }

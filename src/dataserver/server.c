@@ -126,6 +126,12 @@ static void serve(const struct pg_ds_header *h, size_t len)
         memcpy(at, h + 1, h->length);
         reply(h, PG_DS_ACK, 0, 0, NULL, 0);
         break;
+    case PG_DS_ACC:
+        pg_acc_lock((int)h->target);
+        pg_acc_apply((enum pg_acc_type)h->op, h->scale, at, h + 1, h->length);
+        pg_acc_unlock((int)h->target);
+        reply(h, PG_DS_ACK, 0, 0, NULL, 0);
+        break;
     case PG_DS_GET:
         reply(h, PG_DS_GET_REPLY, 0, 0, at, h->length);
         break;

@@ -136,6 +136,81 @@ void pg_get_strided(struct pangea_ctx *ctx, void *dest, const void *src,
         for_each_piece(dest, src, shape, get_piece, pe);
 }
 
+void pg_put_vector(struct pangea_ctx *ctx, const struct pg_iovec *v, int pe)
+{
+    for (size_t i = 0; i < v->count; i++)
+        pg_put(ctx, v->dst[i], v->src[i], v->bytes, pe);
+}
+
+void pg_get_vector(struct pangea_ctx *ctx, const struct pg_iovec *v, int pe)
+{
+    for (size_t i = 0; i < v->count; i++)
+        pg_get(ctx, v->dst[i], v->src[i], v->bytes, pe);
+}
+
+/* One contiguous accumulate: under the target's lock on its node, else by its data server. */
+static void acc_contig(enum pg_acc_type type, const void *scale, char *dest, const char *src,
+                       size_t len, int pe)
+{
+    char *to = pg_mem_peer_ptr(dest, pe);
+    if (to) {
+        pg_acc_lock(pe);
+        pg_acc_apply(type, scale, to, src, len);
+        pg_acc_unlock(pe);
+        return;
+    }
+    size_t offset;
+    int seg = locate(dest, len, pe, &offset, "accumulate");
+    pg_ds_acc(pe, seg, offset, type, scale, src, len);
+}
+
+void pg_acc_strided(struct pangea_ctx *ctx, enum pg_acc_type type, const void *scale, void *dest,
+                    const void *src, const struct pg_strided *shape, int pe)
+{
+    (void)ctx;
+    size_t index[PG_MAX_STRIDE] = {0};
+    for (int l = 1; l <= shape->levels; l++)
+        if (shape->count[l] == 0)
+            return;
+    if (shape->count[0] == 0)
+        return;
+    char *to = dest;
+    const char *from = src;
+    for (;;) {
+        acc_contig(type, scale, to, from, shape->count[0], pe);
+        int l = 0;
+        for (; l < shape->levels; l++) {
+            to += shape->dst_stride[l];
+            from += shape->src_stride[l];
+            if (++index[l] < shape->count[l + 1])
+                break;
+            to -= shape->dst_stride[l] * (ptrdiff_t)index[l];
+            from -= shape->src_stride[l] * (ptrdiff_t)index[l];
+            index[l] = 0;
+        }
+        if (l == shape->levels)
+            return;
+    }
+}
+
+void pg_acc_vector(struct pangea_ctx *ctx, enum pg_acc_type type, const void *scale,
+                   const struct pg_iovec *v, int pe)
+{
+    (void)ctx;
+    for (size_t i = 0; i < v->count; i++)
+        acc_contig(type, scale, v->dst[i], v->src[i], v->bytes, pe);
+}
+
+void pg_ctx_init(struct pangea_ctx *ctx, struct pangea_team *team, long options)
+{
+    *ctx = (struct pangea_ctx){.team = team, .options = options};
+}
+
+void pg_ctx_fini(struct pangea_ctx *ctx)
+{
+    pg_quiet(ctx);
+}
+
 void pg_put_signal(struct pangea_ctx *ctx, void *dest, const void *src, size_t len,
                    uint64_t *sig_addr, uint64_t signal, enum pg_signal_op op, int pe)
 {

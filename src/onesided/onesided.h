@@ -6,14 +6,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dataserver/dataserver.h"
+
 #define PG_MAX_STRIDE 8
 
-/* A communication context (OpenSHMEM shmem_ctx_t points to one). */
+/* A communication context (OpenSHMEM shmem_ctx_t points to one). fence/quiet on a context
+ * wait only for the operations issued on it. Fields past `options` belong to the engine. */
 struct pangea_team;
 struct pangea_ctx {
     struct pangea_team *team;
     long options;
+    uint64_t acks_due; /* off-node puts and non-fetching AMOs not yet acknowledged */
 };
+
+/* Prepares or retires a context created by a front-end (the default context included).
+ * pg_ctx_fini completes what is outstanding on it first. */
+void pg_ctx_init(struct pangea_ctx *ctx, struct pangea_team *team, long options);
+void pg_ctx_fini(struct pangea_ctx *ctx);
 
 /* A strided shape: count[0] contiguous bytes, repeated count[1..levels] times with the byte
  * strides src_stride[0..levels-1] and dst_stride[0..levels-1] (ARMCI's convention). */
@@ -36,6 +45,28 @@ void pg_get_strided(struct pangea_ctx *ctx, void *dest, const void *src,
 enum pg_signal_op { PG_SIGNAL_SET, PG_SIGNAL_ADD };
 void pg_put_signal(struct pangea_ctx *ctx, void *dest, const void *src, size_t len,
                    uint64_t *sig_addr, uint64_t signal, enum pg_signal_op op, int pe);
+
+/* An I/O vector: count pieces of `bytes` bytes each, src[i] to dst[i] (ARMCI's giov). The
+ * remote side (dst of a put or accumulate, src of a get) holds symmetric addresses. */
+struct pg_iovec {
+    void *const *src;
+    void *const *dst;
+    size_t count;
+    size_t bytes;
+};
+void pg_put_vector(struct pangea_ctx *ctx, const struct pg_iovec *v, int pe);
+void pg_get_vector(struct pangea_ctx *ctx, const struct pg_iovec *v, int pe);
+
+/* Accumulate: dest += scale * src element-wise. scale points to one element of the type.
+ * Every element is updated atomically with respect to every other accumulate on the target
+ * PE's memory, whether issued on the target's node or from another node. Returns when src may
+ * be reused; the update is complete at the target after fence/quiet.
+ * (enum pg_acc_type and pg_acc_type_size() are in dataserver.h.) */
+/* count[0] of the shape (and v->bytes) must be a multiple of the element size. */
+void pg_acc_strided(struct pangea_ctx *ctx, enum pg_acc_type type, const void *scale, void *dest,
+                    const void *src, const struct pg_strided *shape, int pe);
+void pg_acc_vector(struct pangea_ctx *ctx, enum pg_acc_type type, const void *scale,
+                   const struct pg_iovec *v, int pe);
 
 void pg_fence(struct pangea_ctx *ctx);
 void pg_quiet(struct pangea_ctx *ctx);

@@ -30,7 +30,7 @@ static void setup_handles(void)
             (struct pangea_team){first, 1, pg_world.local_size, pg_world.local_rank};
     else
         pangea_team_shared = (struct pangea_team){pg_world.me, 1, 1, 0};
-    pangea_ctx_default = (struct pangea_ctx){&pangea_team_world, 0};
+    pg_ctx_init(&pangea_ctx_default, &pangea_team_world, 0);
 }
 
 int pshmem_init_thread(int requested, int *provided)

@@ -54,8 +54,8 @@ static void find_ipv4(char *ifname, size_t ifname_len, char *addr, size_t addr_l
             continue;
         if ((p->ifa_flags & IFF_LOOPBACK) || !(p->ifa_flags & IFF_UP))
             continue;
-        const struct sockaddr_in *sin = (const struct sockaddr_in *) p->ifa_addr;
-        inet_ntop(AF_INET, &sin->sin_addr, addr, (socklen_t) addr_len);
+        const struct sockaddr_in *sin = (const struct sockaddr_in *)p->ifa_addr;
+        inet_ntop(AF_INET, &sin->sin_addr, addr, (socklen_t)addr_len);
         snprintf(ifname, ifname_len, "%s", p->ifa_name);
         break;
     }
@@ -65,7 +65,7 @@ static void find_ipv4(char *ifname, size_t ifname_len, char *addr, size_t addr_l
 /* Byte i of the ring message sent by rank r. */
 static unsigned char pattern(int r, size_t i)
 {
-    return (unsigned char) ((size_t) r * 131u + i * 7u + (i >> 12));
+    return (unsigned char)((size_t)r * 131u + i * 7u + (i >> 12));
 }
 
 int main(int argc, char **argv)
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
         char *end;
         long v = strtol(argv[1], &end, 10);
         if (*end == '\0' && v > 0 && v <= 100000)
-            expected = (int) v;
+            expected = (int)v;
     }
     if (expected < 0) {
         if (rank == 0)
@@ -111,16 +111,15 @@ int main(int argc, char **argv)
 
     struct info *all = NULL;
     if (rank == 0)
-        all = calloc((size_t) size, sizeof *all);
-    MPI_Gather(&me, (int) sizeof me, MPI_BYTE, all, (int) sizeof me, MPI_BYTE, 0,
-               MPI_COMM_WORLD);
+        all = calloc((size_t)size, sizeof *all);
+    MPI_Gather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, 0, MPI_COMM_WORLD);
 
     if (rank == 0) {
         printf("mpi_nodes: %d ranks, expecting %d node(s)\n", size, expected);
         for (int r = 0; r < size; r++)
             printf("rank %3d  host %-16s  local %d/%d  node-leader %3d  %s %s\n", all[r].rank,
-                   all[r].host, all[r].local_rank, all[r].local_size, all[r].leader,
-                   all[r].ifname, all[r].addr);
+                   all[r].host, all[r].local_rank, all[r].local_size, all[r].leader, all[r].ifname,
+                   all[r].addr);
 
         int nhosts = 0, ngroups = 0;
         for (int r = 0; r < size; r++) {
@@ -161,9 +160,9 @@ int main(int argc, char **argv)
     /* --- Allreduce --------------------------------------------------------------------- */
     long contrib[2] = {rank + 1, 1}, sum[2] = {0, 0};
     MPI_Allreduce(contrib, sum, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (sum[0] != (long) size * (size + 1) / 2 || sum[1] != size) {
+    if (sum[0] != (long)size * (size + 1) / 2 || sum[1] != size) {
         printf("FAIL: rank %d: Allreduce gave {%ld, %ld}, expected {%ld, %d}\n", rank, sum[0],
-               sum[1], (long) size * (size + 1) / 2, size);
+               sum[1], (long)size * (size + 1) / 2, size);
         errors++;
     }
 
@@ -176,7 +175,7 @@ int main(int argc, char **argv)
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     for (int round = 0; round < 3; round++) {
         for (size_t i = 0; i < RING_BYTES; i++)
-            sbuf[i] = (unsigned char) (pattern(rank, i) + round);
+            sbuf[i] = (unsigned char)(pattern(rank, i) + round);
         memset(rbuf, 0xEE, RING_BYTES);
         MPI_Status st;
         MPI_Sendrecv(sbuf, RING_BYTES, MPI_BYTE, right, 77, rbuf, RING_BYTES, MPI_BYTE, left, 77,
@@ -185,9 +184,9 @@ int main(int argc, char **argv)
         MPI_Get_count(&st, MPI_BYTE, &count);
         size_t bad = 0, first_bad = 0;
         for (size_t i = 0; i < RING_BYTES; i++)
-            if (rbuf[i] != (unsigned char) (pattern(left, i) + round) && bad++ == 0)
+            if (rbuf[i] != (unsigned char)(pattern(left, i) + round) && bad++ == 0)
                 first_bad = i;
-        if (count != (int) RING_BYTES || bad) {
+        if (count != (int)RING_BYTES || bad) {
             printf("FAIL: rank %d: ring round %d from rank %d: count %d, %zu bad bytes "
                    "(first at %zu)\n",
                    rank, round, left, count, bad, first_bad);
