@@ -7,7 +7,6 @@
 uint64_t pg_amo(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, size_t width,
                 uint64_t value, uint64_t cond)
 {
-    (void)ctx;
     void *p = pg_mem_peer_ptr(dest, pe);
     if (p)
         return pg_amo_apply(p, op, width, value, cond);
@@ -15,7 +14,8 @@ uint64_t pg_amo(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, s
     int seg = pg_mem_locate(dest, width, &offset);
     if (seg < 0 || (unsigned)pe >= (unsigned)pg_world.npes)
         pg_fatal("atomic", "address %p on PE %d is not symmetric memory", dest, pe);
-    return pg_ds_amo(pe, seg, offset, op, width, value, cond, op != PG_AMO_SET);
+    return pg_ds_amo(ctx ? &ctx->completion : NULL, pe, seg, offset, op, width, value, cond,
+                     op != PG_AMO_SET);
 }
 
 /* The lock word on PE 0 holds two 32-bit counters: the next ticket to hand out (high half)

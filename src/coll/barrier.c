@@ -53,7 +53,7 @@ void pg_sync_all(void)
         } else {
             size_t offset = 0;
             int seg = pg_mem_locate(&flags[r], sizeof flags[r], &offset);
-            pg_ds_amo(partner_pe[r], seg, offset, PG_AMO_SET, sizeof flags[r].seq, seq, 0, 0);
+            pg_ds_amo(NULL, partner_pe[r], seg, offset, PG_AMO_SET, sizeof flags[r].seq, seq, 0, 0);
         }
         struct pg_waiter w = {0};
         while (__atomic_load_n(&flags[r].seq, __ATOMIC_ACQUIRE) < seq)

@@ -1,7 +1,14 @@
 /* The client half: requests to the data server of the target's node, and their replies.
- * Every transfer goes out in chunks through a ring of send buffers; a buffer is reused once
- * the provider has sent it, and each server accepts at most a fixed number of requests in
- * flight from one PE (credits), so its receive buffers are never overrun. */
+ *
+ * The pipeline: a transfer is cut into chunks of at most PANGEA_PIPELINE_BUFFER_SIZE data
+ * bytes. Each chunk is packed (strided and vector data gathered) into a block carved from one
+ * send region of PANGEA_PIPELINE_BUFFERS chunks, sized to the request, so a small request does
+ * not hold a whole chunk; packing chunk k+1 overlaps sending chunk k, and a block is reused
+ * once the provider has sent it. Credits bound what one PE has in flight at one server (bytes
+ * of its receive space and a number of requests), so a server's receive buffers are never
+ * overrun whatever all PEs send at once. A get is one request per window of half the send
+ * region: the server packs and streams the data back in chunks, and the window bounds what
+ * the replies may occupy in this PE's receive buffers. */
 #include "ds_internal.h"
 
 #include "memory/memory.h"
@@ -12,38 +19,93 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct send_buffer {
+/* A block of the send region. Blocks are carved in order and released in any order; the
+ * region's oldest end advances over released blocks. */
+struct block {
     struct fi_context ctx; /* first: the completion's context points here */
-    int busy;
-    char *data; /* header, then up to chunk bytes */
+    uint32_t size;         /* bytes of the block, this struct included */
+    uint32_t busy;
+    char data[] __attribute__((aligned(8)));
+};
+#define BLOCK_ALIGN 64
+
+/* A call that waits for replies: a get (of one or more requests) or a fetching AMO. */
+struct call {
+    size_t remaining; /* get data bytes not yet arrived */
+    int done;         /* fetching AMO */
+    uint64_t result;
 };
 
-/* A request that waits for a reply (gets and AMOs). */
+/* One request awaiting replies, and where its data goes: a shaped local region or the pieces
+ * of a vector. */
 struct pending {
     uint64_t seq;
-    void *dest;
-    size_t len;
-    uint64_t result;
-    int active, done;
+    int active;
+    struct call *call;
+    size_t remaining; /* of this request */
+    char *base;       /* shaped get: local region */
+    const struct pg_strided *shape;
+    void *const *pieces; /* vector get: local piece pointers, from the first of this request */
+    size_t piece_bytes;
 };
 
 #define PENDING_SLOTS 4096
-#define CREDITS_PER_SERVER 64
+#define REQUESTS_PER_SERVER 64
+/* Receive space a message holds beyond its bytes (provider alignment in a multi-receive). */
+#define MESSAGE_SLACK 64
 
 static struct {
     pthread_mutex_t lock;
     struct pg_net_ep *ep;
     fi_addr_t *server; /* [nnodes] */
-    struct send_buffer *buffers;
-    int nbuffers, next_buffer;
-    size_t chunk;
+    char *region;      /* the send region */
+    size_t region_size, oldest, next, wrap_at;
+    size_t chunk;         /* data bytes per message, a multiple of PG_ACC_MAX_ELEMENT */
+    size_t window;        /* get bytes per request */
+    size_t credit_bytes;  /* receive space of a server one PE may hold */
+    size_t get_in_flight; /* get bytes requested and not yet arrived */
     struct ds_recv_buffer recv[2];
     uint64_t next_seq;
-    uint64_t acks_due; /* puts and non-fetching AMOs not yet acknowledged */
-    int *in_flight;    /* [nnodes] requests awaiting a reply */
+    struct pg_ds_completion all; /* every context's acknowledgements */
+    int *requests;               /* [nnodes] requests awaiting a reply */
+    size_t *credit_used;         /* [nnodes] */
     struct pending *pending;
     unsigned long probes_rejected;
 } c = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static struct block *block_at(size_t at)
+{
+    return (struct block *)(c.region + at);
+}
+
+static void unpack_piece(char *region, char *packed, size_t n, void *arg)
+{
+    (void)arg;
+    memcpy(region, packed, n);
+}
+
+static void pack_piece(char *region, char *packed, size_t n, void *arg)
+{
+    (void)arg;
+    memcpy(packed, region, n);
+}
+
+static void get_arrived(struct pending *p, const struct pg_ds_header *h, size_t len)
+{
+    if (!p->active || p->seq != h->seq || len != sizeof *h + h->length || h->length > p->remaining)
+        pg_fatal("get", "malformed reply from the data server of PE %u", h->target);
+    char *data = (char *)(h + 1);
+    if (p->shape) {
+        pg_ds_walk(p->base, p->shape->levels, p->shape->count, p->shape->dst_stride, h->position,
+                   h->length, data, unpack_piece, NULL);
+    } else {
+        for (size_t i = 0; i < h->length / p->piece_bytes; i++)
+            memcpy(p->pieces[i], data + i * p->piece_bytes, p->piece_bytes);
+    }
+    p->remaining -= h->length;
+    p->call->remaining -= h->length;
+    c.get_in_flight -= h->length;
+}
 
 static void handle_reply(const struct pg_ds_header *h, size_t len)
 {
@@ -51,23 +113,28 @@ static void handle_reply(const struct pg_ds_header *h, size_t len)
         c.probes_rejected++;
         return;
     }
-    int node = pg_world.node_of[h->target < (uint32_t)pg_world.npes ? h->target : 0];
+    if (h->target >= (uint32_t)pg_world.npes)
+        pg_fatal("remote access", "reply for unknown PE %u from a data server", h->target);
+    int node = pg_world.node_of[h->target];
     struct pending *p = &c.pending[h->seq % PENDING_SLOTS];
     switch (h->type) {
     case PG_DS_ACK:
-        c.acks_due--;
+        if (h->cookie)
+            ((struct pg_ds_completion *)(uintptr_t)h->cookie)->acks_due--;
+        c.all.acks_due--;
         break;
     case PG_DS_GET_REPLY:
-        if (!p->active || p->seq != h->seq || len != sizeof *h + p->len)
-            pg_fatal("get", "malformed reply from the data server of PE %u", h->target);
-        memcpy(p->dest, h + 1, p->len);
-        p->done = 1;
+        get_arrived(p, h, len);
+        if (p->remaining)
+            return; /* the request's credit comes back with its last part */
+        p->active = 0;
         break;
     case PG_DS_AMO_REPLY:
         if (!p->active || p->seq != h->seq)
             pg_fatal("atomic", "malformed reply from the data server of PE %u", h->target);
-        p->result = h->operand;
-        p->done = 1;
+        p->call->result = h->operand;
+        p->call->done = 1;
+        p->active = 0;
         break;
     case PG_DS_NACK:
         pg_fatal("remote access", "the data server of PE %u rejected a request: %s", h->target,
@@ -75,10 +142,28 @@ static void handle_reply(const struct pg_ds_header *h, size_t len)
     default:
         pg_fatal("remote access", "unknown reply type %u from the data server", h->type);
     }
-    c.in_flight[node]--;
+    c.requests[node]--;
+    c.credit_used[node] -= h->credit;
 }
 
-/* Reads completions: replies, used-up receive buffers, sent buffers. Lock held. */
+/* Releases a sent block; the oldest end of the region advances over released blocks. */
+static void block_sent(struct block *b)
+{
+    b->busy = 0;
+    while (c.oldest != c.next) {
+        if (c.oldest == c.wrap_at) {
+            c.oldest = 0;
+            c.wrap_at = c.region_size;
+            continue;
+        }
+        struct block *old = block_at(c.oldest);
+        if (old->busy)
+            break;
+        c.oldest += old->size;
+    }
+}
+
+/* Reads completions: replies, used-up receive buffers, sent blocks. Lock held. */
 static void progress(void)
 {
     struct pg_net_event events[16];
@@ -86,7 +171,7 @@ static void progress(void)
     for (int i = 0; i < n; i++) {
         struct pg_net_event *e = &events[i];
         if (!e->is_recv) {
-            ((struct send_buffer *)e->context)->busy = 0;
+            block_sent((struct block *)e->context);
             continue;
         }
         if (e->len >= sizeof(struct pg_ds_header))
@@ -96,13 +181,13 @@ static void progress(void)
     }
 }
 
-/* Waits (progressing) until *flag is non-zero. Lock held; released while yielding. */
-static void wait_for(const int *flag)
+/* Progresses until done() holds. Lock held; released while yielding. */
+static void wait_until(int (*done)(const void *), const void *arg)
 {
     struct pg_waiter w = {0};
     for (;;) {
         progress();
-        if (*flag)
+        if (done(arg))
             return;
         pthread_mutex_unlock(&c.lock);
         pg_wait_step(&w);
@@ -110,106 +195,327 @@ static void wait_for(const int *flag)
     }
 }
 
-static struct send_buffer *take_buffer(int node)
+/* Carves a block of `bytes` (header included, aligned) from the send region, or NULL when
+ * the region is full. Blocks never wrap: when the tail is too short, carving restarts at the
+ * start and the tail is skipped. next == oldest only when nothing is carved. */
+static struct block *carve(size_t bytes)
 {
-    struct pg_waiter w = {0};
-    for (;;) {
-        struct send_buffer *b = &c.buffers[c.next_buffer];
-        if (!b->busy && c.in_flight[node] < CREDITS_PER_SERVER) {
-            c.next_buffer = (c.next_buffer + 1) % c.nbuffers;
-            b->busy = 1;
-            return b;
+    if (c.oldest == c.next) {
+        c.oldest = c.next = 0;
+        c.wrap_at = c.region_size;
+    }
+    size_t at = c.next;
+    if (c.next >= c.oldest) { /* free: [next, end) and [0, oldest) */
+        if (c.region_size - c.next < bytes) {
+            if (c.oldest <= bytes)
+                return NULL;
+            c.wrap_at = c.next;
+            at = 0;
         }
+    } else if (c.oldest - c.next <= bytes) { /* free: [next, oldest) */
+        return NULL;
+    }
+    struct block *b = block_at(at);
+    b->size = (uint32_t)bytes;
+    b->busy = 1;
+    c.next = at + bytes;
+    return b;
+}
+
+struct credit_need {
+    int node;
+    size_t bytes;
+};
+
+static int credit_available(const void *arg)
+{
+    const struct credit_need *n = arg;
+    return c.requests[n->node] < REQUESTS_PER_SERVER &&
+           c.credit_used[n->node] + n->bytes <= c.credit_bytes;
+}
+
+/* A block for a message of `bytes` to `node`, once the node's credits allow it. */
+static struct block *take_block(int node, size_t bytes, uint32_t *credit)
+{
+    struct credit_need need = {node, bytes + MESSAGE_SLACK};
+    if (!credit_available(&need))
+        wait_until(credit_available, &need);
+    size_t size = (sizeof(struct block) + bytes + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1);
+    if (size >= c.region_size)
+        pg_fatal("remote access", "a %zu-byte request exceeds the send region", bytes);
+    struct pg_waiter w = {0};
+    struct block *b;
+    while (!(b = carve(size))) {
         progress();
         pg_wait_step(&w);
     }
+    c.requests[node]++;
+    c.credit_used[node] += need.bytes;
+    *credit = (uint32_t)need.bytes;
+    return b;
 }
 
-static struct pending *take_pending(uint64_t seq)
+/* Fills in the header's common fields and sends the block's first `bytes` bytes. The caller
+ * numbered the request (h->seq). */
+static void send_block(int pe, struct block *b, struct pg_ds_header *h, size_t bytes)
 {
-    struct pending *p = &c.pending[seq % PENDING_SLOTS];
-    while (p->active)
-        progress();
-    *p = (struct pending){.seq = seq, .active = 1};
-    return p;
-}
-
-/* Sends one request (header plus len payload bytes) to pe's server. */
-static void send_request(int pe, struct pg_ds_header *h, const void *payload, size_t len)
-{
-    int node = pg_world.node_of[pe];
-    struct send_buffer *b = take_buffer(node);
     h->version = PG_DS_PROTOCOL_VERSION;
     h->source = (uint32_t)pg_world.me;
     h->target = (uint32_t)pe;
     memcpy(b->data, h, sizeof *h);
-    if (len)
-        memcpy(b->data + sizeof *h, payload, len);
-    struct iovec iov = {b->data, sizeof *h + len};
-    c.in_flight[node]++;
-    pg_net_sendv(c.ep, c.server[node], &iov, 1, &b->ctx);
+    struct iovec iov = {b->data, bytes};
+    pg_net_sendv(c.ep, c.server[pg_world.node_of[pe]], &iov, 1, &b->ctx);
 }
 
-void pg_ds_put(int pe, int seg, size_t offset, const void *src, size_t len)
+/* The descriptor of the remote side of a shape; returns its bytes. */
+static size_t write_strided(uint64_t *d, const struct pg_strided *shape, const ptrdiff_t *stride)
 {
-    pthread_mutex_lock(&c.lock);
-    for (size_t done = 0; done < len;) {
-        size_t n = len - done < c.chunk ? len - done : c.chunk;
-        struct pg_ds_header h = {
-            .type = PG_DS_PUT, .segment = (uint8_t)seg, .offset = offset + done, .length = n};
-        h.seq = c.next_seq++;
-        c.acks_due++;
-        send_request(pe, &h, (const char *)src + done, n);
-        done += n;
-    }
-    pthread_mutex_unlock(&c.lock);
+    int levels = shape->levels;
+    d[0] = (uint64_t)levels;
+    for (int l = 0; l <= levels; l++)
+        d[1 + l] = shape->count[l];
+    for (int l = 0; l < levels; l++)
+        d[2 + levels + l] = (uint64_t)stride[l];
+    return 8 * (size_t)(2 + 2 * levels);
 }
 
-void pg_ds_acc(int pe, int seg, size_t offset, enum pg_acc_type type, const void *scale,
-               const void *src, size_t len)
+static size_t shape_bytes(const struct pg_strided *shape)
 {
-    size_t elem = pg_acc_type_size(type), chunk = c.chunk / elem * elem;
-    struct pg_ds_header h = {.type = PG_DS_ACC, .segment = (uint8_t)seg, .op = (uint8_t)type};
-    memcpy(h.scale, scale, elem);
+    size_t total = shape->count[0];
+    for (int l = 1; l <= shape->levels; l++)
+        total *= shape->count[l];
+    return total;
+}
+
+/* Counts an operation awaiting acknowledgement: in its record (none: NULL) and in all. */
+static void count_ack_due(struct pg_ds_completion *cc)
+{
+    if (cc)
+        cc->acks_due++;
+    c.all.acks_due++;
+}
+
+/* Puts and accumulates: every chunk is one message, acknowledged on its own. */
+static void send_shaped(struct pg_ds_completion *cc, int pe, struct pg_ds_header *proto,
+                        const void *src, const struct pg_strided *shape)
+{
+    size_t total = shape_bytes(shape);
+    int node = pg_world.node_of[pe];
     pthread_mutex_lock(&c.lock);
-    for (size_t done = 0; done < len;) {
-        size_t n = len - done < chunk ? len - done : chunk;
-        h.offset = offset + done;
+    for (size_t position = 0; position < total;) {
+        size_t n = total - position < c.chunk ? total - position : c.chunk;
+        struct pg_ds_header h = *proto;
+        uint64_t desc[2 + 2 * PG_MAX_STRIDE];
+        size_t desc_bytes = 0;
+        if (shape->levels) {
+            h.layout = PG_DS_STRIDED;
+            desc_bytes = write_strided(desc, shape, shape->dst_stride);
+        }
+        struct block *b = take_block(node, sizeof h + desc_bytes + n, &h.credit);
+        h.position = position;
         h.length = n;
+        h.cookie = (uint64_t)(uintptr_t)cc;
+        memcpy(b->data + sizeof h, desc, desc_bytes);
+        pg_ds_walk((char *)src, shape->levels, shape->count, shape->src_stride, position, n,
+                   b->data + sizeof h + desc_bytes, pack_piece, NULL);
         h.seq = c.next_seq++;
-        c.acks_due++;
-        send_request(pe, &h, (const char *)src + done, n);
-        done += n;
+        count_ack_due(cc);
+        send_block(pe, b, &h, sizeof h + desc_bytes + n);
+        position += n;
     }
     pthread_mutex_unlock(&c.lock);
 }
 
-void pg_ds_get(int pe, int seg, size_t offset, void *dest, size_t len)
+void pg_ds_put(struct pg_ds_completion *cc, int pe, int seg, size_t offset, const void *src,
+               const struct pg_strided *shape)
 {
+    struct pg_ds_header h = {.type = PG_DS_PUT, .segment = (uint8_t)seg, .offset = offset};
+    send_shaped(cc, pe, &h, src, shape);
+}
+
+void pg_ds_acc(struct pg_ds_completion *cc, int pe, int seg, size_t offset, enum pg_acc_type type,
+               const void *scale, const void *src, const struct pg_strided *shape)
+{
+    struct pg_ds_header h = {
+        .type = PG_DS_ACC, .segment = (uint8_t)seg, .op = (uint8_t)type, .offset = offset};
+    memcpy(h.scale, scale, pg_acc_type_size(type));
+    send_shaped(cc, pe, &h, src, shape);
+}
+
+static int pending_free(const void *arg)
+{
+    return !((const struct pending *)arg)->active;
+}
+
+/* Numbers a request that awaits replies and reserves its pending slot. Lock held. */
+static struct pending *take_pending(struct call *call)
+{
+    uint64_t seq = c.next_seq++;
+    struct pending *p = &c.pending[seq % PENDING_SLOTS];
+    if (p->active)
+        wait_until(pending_free, p);
+    *p = (struct pending){.seq = seq, .active = 1, .call = call};
+    return p;
+}
+
+static int window_open(const void *arg)
+{
+    return c.get_in_flight + *(const size_t *)arg <= 2 * c.window;
+}
+
+static int get_done(const void *arg)
+{
+    return ((const struct call *)arg)->remaining == 0;
+}
+
+/* Sends the get request of pending p for `n` bytes with the descriptor desc. */
+static void request_get(int pe, struct pending *p, struct pg_ds_header *h, const uint64_t *desc,
+                        size_t desc_bytes, size_t n)
+{
+    if (!window_open(&n))
+        wait_until(window_open, &n);
+    struct block *b = take_block(pg_world.node_of[pe], sizeof *h + desc_bytes, &h->credit);
+    h->seq = p->seq;
+    h->length = n;
+    memcpy(b->data + sizeof *h, desc, desc_bytes);
+    c.get_in_flight += n;
+    send_block(pe, b, h, sizeof *h + desc_bytes);
+}
+
+void pg_ds_get(int pe, int seg, size_t offset, void *dest, const struct pg_strided *shape)
+{
+    size_t total = shape_bytes(shape);
+    uint64_t desc[2 + 2 * PG_MAX_STRIDE];
+    size_t desc_bytes = shape->levels ? write_strided(desc, shape, shape->src_stride) : 0;
+    struct call call = {.remaining = total};
     pthread_mutex_lock(&c.lock);
-    /* All chunks go out before the first is awaited: the server streams them back. */
-    size_t nchunks = (len + c.chunk - 1) / c.chunk;
-    uint64_t first = c.next_seq;
-    for (size_t i = 0; i < nchunks; i++) {
-        size_t at = i * c.chunk, n = len - at < c.chunk ? len - at : c.chunk;
-        struct pg_ds_header h = {
-            .type = PG_DS_GET, .segment = (uint8_t)seg, .offset = offset + at, .length = n};
-        h.seq = c.next_seq++;
-        struct pending *p = take_pending(h.seq);
-        p->dest = (char *)dest + at;
-        p->len = n;
-        send_request(pe, &h, NULL, 0);
+    for (size_t position = 0; position < total;) {
+        size_t n = total - position < c.window ? total - position : c.window;
+        struct pg_ds_header h = {.type = PG_DS_GET,
+                                 .segment = (uint8_t)seg,
+                                 .layout = shape->levels ? PG_DS_STRIDED : PG_DS_CONTIG,
+                                 .offset = offset,
+                                 .position = position};
+        struct pending *p = take_pending(&call);
+        p->base = dest;
+        p->shape = shape;
+        p->remaining = n;
+        request_get(pe, p, &h, desc, desc_bytes, n);
+        position += n;
     }
-    for (size_t i = 0; i < nchunks; i++) {
-        struct pending *p = &c.pending[(first + i) % PENDING_SLOTS];
-        wait_for(&p->done);
-        p->active = 0;
+    wait_until(get_done, &call);
+    pthread_mutex_unlock(&c.lock);
+}
+
+/* Pieces per vector message: whole pieces with their offsets within one chunk. */
+#define VECTOR_BATCH_MAX 1024
+static size_t vector_batch(size_t bytes, size_t chunk)
+{
+    size_t k = (chunk - 16) / (bytes + 8);
+    return k < VECTOR_BATCH_MAX ? k : VECTOR_BATCH_MAX;
+}
+
+static void send_vector(struct pg_ds_completion *cc, int pe, struct pg_ds_header *proto,
+                        const uint64_t *remote, void *const *local, size_t count, size_t bytes)
+{
+    size_t batch = vector_batch(bytes, c.chunk);
+    int node = pg_world.node_of[pe];
+    pthread_mutex_lock(&c.lock);
+    for (size_t first = 0; first < count;) {
+        size_t k = count - first < batch ? count - first : batch;
+        size_t desc_bytes = 8 * (2 + k), n = k * bytes;
+        struct pg_ds_header h = *proto;
+        struct block *b = take_block(node, sizeof h + desc_bytes + n, &h.credit);
+        h.layout = PG_DS_VECTOR;
+        h.length = n;
+        h.cookie = (uint64_t)(uintptr_t)cc;
+        uint64_t *desc = (uint64_t *)(b->data + sizeof h);
+        desc[0] = k;
+        desc[1] = bytes;
+        memcpy(desc + 2, remote + first, 8 * k);
+        char *data = b->data + sizeof h + desc_bytes;
+        for (size_t i = 0; i < k; i++)
+            memcpy(data + i * bytes, local[first + i], bytes);
+        h.seq = c.next_seq++;
+        count_ack_due(cc);
+        send_block(pe, b, &h, sizeof h + desc_bytes + n);
+        first += k;
     }
     pthread_mutex_unlock(&c.lock);
 }
 
-uint64_t pg_ds_amo(int pe, int seg, size_t offset, int op, size_t width, uint64_t value,
-                   uint64_t compare, int fetch)
+/* Vectors of pieces too large to batch go piece by piece as contiguous transfers. */
+static int batchable(size_t bytes)
+{
+    return vector_batch(bytes, c.chunk) >= 2;
+}
+
+void pg_ds_put_vector(struct pg_ds_completion *cc, int pe, int seg, const uint64_t *remote,
+                      void *const *local, size_t count, size_t bytes)
+{
+    struct pg_ds_header h = {.type = PG_DS_PUT, .segment = (uint8_t)seg};
+    if (batchable(bytes)) {
+        send_vector(cc, pe, &h, remote, local, count, bytes);
+        return;
+    }
+    struct pg_strided piece = {.count = {bytes}};
+    for (size_t i = 0; i < count; i++)
+        pg_ds_put(cc, pe, seg, remote[i], local[i], &piece);
+}
+
+void pg_ds_acc_vector(struct pg_ds_completion *cc, int pe, int seg, const uint64_t *remote,
+                      void *const *local, size_t count, size_t bytes, enum pg_acc_type type,
+                      const void *scale)
+{
+    struct pg_ds_header h = {.type = PG_DS_ACC, .segment = (uint8_t)seg, .op = (uint8_t)type};
+    memcpy(h.scale, scale, pg_acc_type_size(type));
+    if (batchable(bytes)) {
+        send_vector(cc, pe, &h, remote, local, count, bytes);
+        return;
+    }
+    struct pg_strided piece = {.count = {bytes}};
+    for (size_t i = 0; i < count; i++)
+        pg_ds_acc(cc, pe, seg, remote[i], type, scale, local[i], &piece);
+}
+
+void pg_ds_get_vector(int pe, int seg, const uint64_t *remote, void *const *local, size_t count,
+                      size_t bytes)
+{
+    if (!batchable(bytes)) {
+        struct pg_strided piece = {.count = {bytes}};
+        for (size_t i = 0; i < count; i++)
+            pg_ds_get(pe, seg, remote[i], local[i], &piece);
+        return;
+    }
+    size_t batch = vector_batch(bytes, c.chunk);
+    uint64_t desc[2 + VECTOR_BATCH_MAX];
+    struct call call = {.remaining = count * bytes};
+    pthread_mutex_lock(&c.lock);
+    for (size_t first = 0; first < count;) {
+        size_t k = count - first < batch ? count - first : batch;
+        struct pg_ds_header h = {
+            .type = PG_DS_GET, .segment = (uint8_t)seg, .layout = PG_DS_VECTOR};
+        desc[0] = k;
+        desc[1] = bytes;
+        memcpy(desc + 2, remote + first, 8 * k);
+        struct pending *p = take_pending(&call);
+        p->pieces = local + first;
+        p->piece_bytes = bytes;
+        p->remaining = k * bytes;
+        request_get(pe, p, &h, desc, 8 * (2 + k), k * bytes);
+        first += k;
+    }
+    wait_until(get_done, &call);
+    pthread_mutex_unlock(&c.lock);
+}
+
+static int amo_done(const void *arg)
+{
+    return ((const struct call *)arg)->done;
+}
+
+uint64_t pg_ds_amo(struct pg_ds_completion *cc, int pe, int seg, size_t offset, int op,
+                   size_t width, uint64_t value, uint64_t compare, int fetch)
 {
     pthread_mutex_lock(&c.lock);
     struct pg_ds_header h = {.type = PG_DS_AMO,
@@ -219,47 +525,50 @@ uint64_t pg_ds_amo(int pe, int seg, size_t offset, int op, size_t width, uint64_
                              .fetch = (uint8_t)fetch,
                              .offset = offset,
                              .length = width,
+                             .cookie = (uint64_t)(uintptr_t)cc,
                              .operand = value,
                              .compare = compare};
-    h.seq = c.next_seq++;
-    uint64_t result = 0;
+    struct block *b = take_block(pg_world.node_of[pe], sizeof h, &h.credit);
+    struct call call = {0};
     if (fetch) {
-        struct pending *p = take_pending(h.seq);
-        send_request(pe, &h, NULL, 0);
-        wait_for(&p->done);
-        result = p->result;
-        p->active = 0;
+        h.seq = take_pending(&call)->seq;
+        send_block(pe, b, &h, sizeof h);
+        wait_until(amo_done, &call);
     } else {
-        c.acks_due++;
-        send_request(pe, &h, NULL, 0);
+        h.seq = c.next_seq++;
+        count_ack_due(cc);
+        send_block(pe, b, &h, sizeof h);
     }
     pthread_mutex_unlock(&c.lock);
-    return result;
+    return call.result;
 }
 
-void pg_ds_quiet(void)
+static int acknowledged(const void *arg)
 {
-    if (__atomic_load_n(&c.acks_due, __ATOMIC_RELAXED) == 0)
+    return ((const struct pg_ds_completion *)arg)->acks_due == 0;
+}
+
+void pg_ds_quiet(struct pg_ds_completion *cc)
+{
+    if (!cc)
+        cc = &c.all;
+    if (__atomic_load_n(&cc->acks_due, __ATOMIC_RELAXED) == 0)
         return; /* nothing off-node outstanding: the common on-node case takes no lock */
     pthread_mutex_lock(&c.lock);
-    struct pg_waiter w = {0};
-    while (c.acks_due) {
-        progress();
-        if (!c.acks_due)
-            break;
-        pthread_mutex_unlock(&c.lock);
-        pg_wait_step(&w);
-        pthread_mutex_lock(&c.lock);
-    }
+    wait_until(acknowledged, cc);
     pthread_mutex_unlock(&c.lock);
 }
 
 void pg_ds_send_raw(int node, const void *bytes, size_t len)
 {
     pthread_mutex_lock(&c.lock);
-    struct send_buffer *b = take_buffer(node);
-    if (len > sizeof(struct pg_ds_header) + c.chunk)
-        len = sizeof(struct pg_ds_header) + c.chunk;
+    if (len > ds_max_message())
+        len = ds_max_message();
+    uint32_t credit;
+    struct block *b = take_block(node, len, &credit);
+    /* A probe is answered (NACK) or not at all: its credit is not counted. */
+    c.requests[node]--;
+    c.credit_used[node] -= credit;
     memcpy(b->data, bytes, len);
     struct iovec iov = {b->data, len};
     pg_net_sendv(c.ep, c.server[node], &iov, 1, &b->ctx);
@@ -285,25 +594,42 @@ unsigned long pg_ds_probes_rejected(void)
     return n;
 }
 
+size_t ds_client_credit_bytes(void)
+{
+    return c.credit_bytes;
+}
+
+static size_t reply_space(void)
+{
+    /* Get replies within two windows, plus the small replies of every request in flight. */
+    return 2 * (2 * c.window + (size_t)pg_world.nnodes * REQUESTS_PER_SERVER *
+                                   (sizeof(struct pg_ds_header) + MESSAGE_SLACK));
+}
+
 void ds_client_open(void)
 {
-    c.chunk = (size_t)pg_cfg.pipeline_buffer_size;
-    c.nbuffers = (int)pg_cfg.pipeline_buffers;
+    c.chunk = (size_t)pg_cfg.pipeline_buffer_size / PG_ACC_MAX_ELEMENT * PG_ACC_MAX_ELEMENT;
+    size_t message = sizeof(struct block) + ds_max_message() + BLOCK_ALIGN;
+    c.region_size = (size_t)pg_cfg.pipeline_buffers * message;
+    c.window = c.region_size / 2 > c.chunk ? c.region_size / 2 / c.chunk * c.chunk : c.chunk;
+    /* Each server reserves this much receive space for each PE of another node. */
+    c.credit_bytes = c.region_size + REQUESTS_PER_SERVER * MESSAGE_SLACK;
     c.ep = pg_net_ep_open("client", ds_max_message());
-    c.buffers = calloc((size_t)c.nbuffers, sizeof *c.buffers);
+    c.region = aligned_alloc(BLOCK_ALIGN, c.region_size);
     c.pending = calloc(PENDING_SLOTS, sizeof *c.pending);
-    c.in_flight = calloc((size_t)pg_world.nnodes, sizeof(int));
+    c.requests = calloc((size_t)pg_world.nnodes, sizeof(int));
+    c.credit_used = calloc((size_t)pg_world.nnodes, sizeof(size_t));
     c.server = calloc((size_t)pg_world.nnodes, sizeof(fi_addr_t));
-    if (!c.buffers || !c.pending || !c.in_flight || !c.server)
+    if (!c.region || !c.pending || !c.requests || !c.credit_used || !c.server)
         pg_fatal("shmem_init", "out of memory for the network client");
-    for (int i = 0; i < c.nbuffers; i++)
-        if (!(c.buffers[i].data = malloc(ds_max_message())))
-            pg_fatal("shmem_init", "out of memory for %d send buffers", c.nbuffers);
+    memset(c.region, 0, c.region_size);
     for (int i = 0; i < 2; i++)
-        ds_recv_open(c.ep, &c.recv[i]);
+        ds_recv_open(c.ep, &c.recv[i], reply_space());
     c.next_seq = 0;
-    c.acks_due = 0;
-    c.next_buffer = 0;
+    c.all.acks_due = 0;
+    c.oldest = c.next = 0;
+    c.wrap_at = c.region_size;
+    c.get_in_flight = 0;
     pg_wait_progress = progress_while_waiting;
 }
 
@@ -317,23 +643,25 @@ void ds_client_connect(int node, const void *server_name)
     c.server[node] = pg_net_av_insert(c.ep, server_name);
 }
 
+static int region_idle(const void *arg)
+{
+    (void)arg;
+    return c.oldest == c.next;
+}
+
 void ds_client_close(void)
 {
     pg_wait_progress = NULL;
     pthread_mutex_lock(&c.lock);
-    /* Let the last sends finish before their buffers go. */
-    for (int i = 0; i < c.nbuffers; i++)
-        while (c.buffers[i].busy)
-            progress();
+    wait_until(region_idle, NULL); /* the last sends finish before their blocks go */
     pthread_mutex_unlock(&c.lock);
     pg_net_ep_close(c.ep);
-    for (int i = 0; i < c.nbuffers; i++)
-        free(c.buffers[i].data);
     for (int i = 0; i < 2; i++)
         ds_recv_close(&c.recv[i]);
-    free(c.buffers);
+    free(c.region);
     free(c.pending);
-    free(c.in_flight);
+    free(c.requests);
+    free(c.credit_used);
     free(c.server);
     c.ep = NULL;
 }

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PG_DS_PROTOCOL_VERSION 1
+#define PG_DS_PROTOCOL_VERSION 2
 
 /* Atomic operations, executed by CPU atomics on mapped memory: by the initiator for an
  * on-node target, by the target node's server otherwise — the same kernel either way, so
@@ -56,16 +56,38 @@ void pg_acc_locks_init(void);
 void pg_acc_lock(int pe);
 void pg_acc_unlock(int pe);
 
+/* A strided shape: count[0] contiguous bytes, repeated count[1..levels] times with the byte
+ * strides src_stride[0..levels-1] and dst_stride[0..levels-1] (ARMCI's convention). A
+ * contiguous transfer is the shape of 0 levels. */
+#define PG_MAX_STRIDE 8
+struct pg_strided {
+    int levels;
+    size_t count[PG_MAX_STRIDE + 1];
+    ptrdiff_t src_stride[PG_MAX_STRIDE];
+    ptrdiff_t dst_stride[PG_MAX_STRIDE];
+};
+
 enum pg_ds_type {
-    PG_DS_PUT = 1,   /* payload follows the header */
-    PG_DS_GET,       /* the reply carries the data */
+    PG_DS_PUT = 1,   /* data follows the layout descriptor */
+    PG_DS_GET,       /* the server streams the data back in GET_REPLY messages */
     PG_DS_AMO,       /* op, width, operand, compare */
-    PG_DS_ACK,       /* reply to a put or non-fetching AMO */
-    PG_DS_GET_REPLY, /* reply to a get: payload follows */
+    PG_DS_ACK,       /* reply to a put, accumulate or non-fetching AMO */
+    PG_DS_GET_REPLY, /* part of a get's data: `position` and `length` say which part */
     PG_DS_AMO_REPLY, /* reply to a fetching AMO: result in operand */
     PG_DS_NACK,      /* the request was rejected; status says why */
     PG_DS_STOP,      /* from the hosting PE only: the server thread ends */
     PG_DS_ACC,       /* accumulate: op = enum pg_acc_type, scale in operand/compare */
+};
+
+/* How the data of a put, get or accumulate lies in the target's segment. The data of one
+ * message is bytes [position, position + length) of the transfer's packed stream: the pieces
+ * in layout order, concatenated. */
+enum pg_ds_layout {
+    PG_DS_CONTIG,  /* at offset + position; no descriptor */
+    PG_DS_STRIDED, /* descriptor: u64 levels, u64 count[levels+1], i64 stride[levels], from
+                      offset; strides non-negative */
+    PG_DS_VECTOR,  /* descriptor: u64 pieces, u64 bytes, u64 offset[pieces] (offset unused);
+                      a message carries whole pieces (position 0) */
 };
 
 /* Every message starts with this header (fixed layout; little-endian hosts). */
@@ -76,12 +98,18 @@ struct pg_ds_header {
     uint8_t op;      /* enum pg_amo_op, or enum pg_acc_type for an accumulate */
     uint8_t width;   /* AMO operand bytes: 4 or 8 */
     uint8_t fetch;   /* AMO: reply with the old value */
+    uint8_t layout;  /* enum pg_ds_layout */
+    uint8_t reserved;
     uint16_t status; /* NACK: enum pg_ds_status */
-    uint32_t source; /* requesting PE */
-    uint32_t target; /* PE whose memory is accessed */
-    uint64_t offset; /* in the target's segment */
-    uint64_t length; /* bytes of data (put payload, get request and reply) */
-    uint64_t seq;    /* the client's request number, echoed in the reply */
+    uint16_t reserved2;
+    uint32_t source;   /* requesting PE */
+    uint32_t target;   /* PE whose memory is accessed */
+    uint32_t credit;   /* bytes of the server's receive space the request holds (client's) */
+    uint64_t offset;   /* in the target's segment */
+    uint64_t length;   /* data bytes: of this message (put, acc, reply) or requested (get) */
+    uint64_t position; /* in the packed stream (see enum pg_ds_layout) */
+    uint64_t seq;      /* the client's request number, echoed in the reply */
+    uint64_t cookie;   /* the client's completion record, echoed in the reply */
     union {
         struct {
             uint64_t operand;
@@ -102,29 +130,59 @@ enum pg_ds_status {
     PG_DS_BAD_LENGTH,
     PG_DS_BAD_AMO,
     PG_DS_BAD_ACC,
+    PG_DS_BAD_LAYOUT,
 };
 const char *pg_ds_status_text(int status);
 
-/* Checks a request as received (len bytes in all). Returns PG_DS_OK or why it is rejected.
- * Used by the server on every message; exposed for the tests. */
+/* Checks a request as received (len bytes in all): header, layout descriptor, lengths.
+ * Returns PG_DS_OK or why it is rejected. The server then checks the range against the
+ * segment (pg_ds_layout_span). Used on every message; exposed for the tests. */
 int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes);
+/* For a validated request: the bytes from `offset` its layout may touch (strided: the extent;
+ * contiguous: position + length), or for vectors the largest offset + bytes. */
+uint64_t pg_ds_layout_span(const struct pg_ds_header *h);
 
 /* Opens the endpoints, exchanges addresses (O(nnodes + npes) per PE), starts the server on
  * node-local rank 0. Collective. */
 int pg_ds_init(void);
 void pg_ds_fini(void);
 
-/* Client side. seg/offset locate the symmetric object (see pg_mem_locate). */
-void pg_ds_put(int pe, int seg, size_t offset, const void *src, size_t len);
-void pg_ds_get(int pe, int seg, size_t offset, void *dest, size_t len);
-uint64_t pg_ds_amo(int pe, int seg, size_t offset, int op, size_t width, uint64_t value,
-                   uint64_t compare, int fetch);
-/* dest += scale * src at (seg, offset) on pe (see pg_acc_apply); len a multiple of the
- * element size. Completion as for a put. */
-void pg_ds_acc(int pe, int seg, size_t offset, enum pg_acc_type type, const void *scale,
-               const void *src, size_t len);
-/* Waits until every put and non-fetching AMO issued so far is applied at its target. */
-void pg_ds_quiet(void);
+/* Client side. seg/offset locate the remote object (see pg_mem_locate) on pe's node.
+ *
+ * Completion: puts, accumulates and non-fetching AMOs count in the completion record they are
+ * issued with (a context's, or NULL for none) and in an overall record; pg_ds_quiet waits for
+ * one record or, with NULL, for all.
+ * Transfers return when the local buffer may be reused (puts, accumulates) or holds the data
+ * (gets). Shaped transfers take a pg_strided whose src side is local for puts and remote for
+ * gets; levels 0 is a contiguous transfer of count[0] bytes. */
+struct pg_ds_completion {
+    uint64_t acks_due;
+};
+void pg_ds_put(struct pg_ds_completion *cc, int pe, int seg, size_t offset, const void *src,
+               const struct pg_strided *shape);
+void pg_ds_acc(struct pg_ds_completion *cc, int pe, int seg, size_t offset, enum pg_acc_type type,
+               const void *scale, const void *src, const struct pg_strided *shape);
+void pg_ds_get(int pe, int seg, size_t offset, void *dest, const struct pg_strided *shape);
+/* Vectors: count pieces of `bytes` bytes; local[i] is my buffer, remote[i] the offset of the
+ * piece in segment seg of pe. */
+void pg_ds_put_vector(struct pg_ds_completion *cc, int pe, int seg, const uint64_t *remote,
+                      void *const *local, size_t count, size_t bytes);
+void pg_ds_acc_vector(struct pg_ds_completion *cc, int pe, int seg, const uint64_t *remote,
+                      void *const *local, size_t count, size_t bytes, enum pg_acc_type type,
+                      const void *scale);
+void pg_ds_get_vector(int pe, int seg, const uint64_t *remote, void *const *local, size_t count,
+                      size_t bytes);
+uint64_t pg_ds_amo(struct pg_ds_completion *cc, int pe, int seg, size_t offset, int op,
+                   size_t width, uint64_t value, uint64_t compare, int fetch);
+void pg_ds_quiet(struct pg_ds_completion *cc);
+
+/* Walks bytes [position, position + len) of the packed stream of a shaped region (base,
+ * levels, count[0..levels], stride[0..levels-1]) and calls piece(region bytes, packed bytes,
+ * n, arg) for each contiguous run, the packed side advancing through `packed`. */
+typedef void (*pg_ds_piece_fn)(char *region, char *packed, size_t n, void *arg);
+void pg_ds_walk(char *base, int levels, const size_t *count, const ptrdiff_t *stride,
+                size_t position, size_t len, char *packed, pg_ds_piece_fn piece, void *arg);
+
 /* Sends raw bytes to a node's server (fault-injection tests). A rejected message whose seq
  * has PG_DS_PROBE set is counted, not fatal. */
 #define PG_DS_PROBE ((uint64_t)1 << 63)

@@ -16,7 +16,7 @@ struct ds_recv_buffer {
 };
 
 size_t ds_max_message(void);
-void ds_recv_open(struct pg_net_ep *ep, struct ds_recv_buffer *b);
+void ds_recv_open(struct pg_net_ep *ep, struct ds_recv_buffer *b, size_t size);
 void ds_recv_repost(struct pg_net_ep *ep, void *context);
 void ds_recv_close(struct ds_recv_buffer *b);
 
@@ -24,6 +24,8 @@ void ds_client_open(void);
 void ds_client_close(void);
 void ds_client_connect(int node, const void *server_name);
 struct pg_net_ep *ds_client_ep(void);
+/* Receive space a server reserves for each PE of another node (the client's credit). */
+size_t ds_client_credit_bytes(void);
 
 void ds_server_open(void);
 struct pg_net_ep *ds_server_ep(void);

@@ -13,12 +13,15 @@ static int network_up;
 
 size_t ds_max_message(void)
 {
-    return sizeof(struct pg_ds_header) + (size_t)pg_cfg.pipeline_buffer_size;
+    /* Header, the largest layout descriptor (8 stride levels), one chunk of data. */
+    return sizeof(struct pg_ds_header) + 8 * (2 + 2 * PG_MAX_STRIDE) +
+           (size_t)pg_cfg.pipeline_buffer_size;
 }
 
-void ds_recv_open(struct pg_net_ep *ep, struct ds_recv_buffer *b)
+void ds_recv_open(struct pg_net_ep *ep, struct ds_recv_buffer *b, size_t size)
 {
-    b->size = RECV_BUFFER_MESSAGES * ds_max_message();
+    size_t least = RECV_BUFFER_MESSAGES * ds_max_message();
+    b->size = size > least ? size : least;
     b->data = malloc(b->size);
     if (!b->data)
         pg_fatal("shmem_init", "out of memory for %zu-byte receive buffers", b->size);
@@ -80,7 +83,7 @@ void pg_ds_fini(void)
 {
     if (!network_up)
         return;
-    pg_ds_quiet();
+    pg_ds_quiet(NULL);
     /* Requests in flight may be in any server's queue until every PE has quieted; only a
      * barrier that does not travel through the servers can tell. Without MPI (the program
      * finalized it first) the servers stay up until the process exits. */

@@ -1,4 +1,5 @@
-/* The request protocol: validation of incoming messages and the AMO kernel. */
+/* The request protocol: validation of incoming messages, the walk over a shaped region, and
+ * the AMO kernel. */
 #include "dataserver.h"
 
 #include "memory/memory.h"
@@ -51,11 +52,89 @@ const char *pg_ds_status_text(int status)
         [PG_DS_BAD_RANGE] = "offset and length run past the segment",
         [PG_DS_BAD_LENGTH] = "message length does not match the header",
         [PG_DS_BAD_AMO] = "bad atomic operation, width or alignment",
-        [PG_DS_BAD_ACC] = "bad accumulate type or length",
+        [PG_DS_BAD_ACC] = "bad accumulate type, length or alignment",
+        [PG_DS_BAD_LAYOUT] = "bad strided or vector layout",
     };
-    if (status < 0 || status > PG_DS_BAD_ACC)
+    if (status < 0 || status > PG_DS_BAD_LAYOUT)
         return "unknown status";
     return text[status];
+}
+
+/* The descriptor of a strided or vector request, as it lies after the header. */
+static const uint64_t *descriptor(const struct pg_ds_header *h)
+{
+    return (const uint64_t *)(h + 1);
+}
+
+/* Descriptor bytes a request carries, or 0 when it has none. Reads only what is there. */
+static int descriptor_bytes(const struct pg_ds_header *h, size_t payload, size_t *bytes)
+{
+    const uint64_t *d = descriptor(h);
+    switch (h->layout) {
+    case PG_DS_CONTIG:
+        *bytes = 0;
+        return PG_DS_OK;
+    case PG_DS_STRIDED:
+        if (payload < 8 || d[0] < 1 || d[0] > PG_MAX_STRIDE)
+            return PG_DS_BAD_LAYOUT;
+        *bytes = 8 * (1 + (d[0] + 1) + d[0]);
+        return PG_DS_OK;
+    case PG_DS_VECTOR:
+        if (payload < 16 || d[0] < 1 || d[0] > payload / 8 || d[1] < 1)
+            return PG_DS_BAD_LAYOUT;
+        *bytes = 8 * (2 + d[0]);
+        return PG_DS_OK;
+    }
+    return PG_DS_BAD_LAYOUT;
+}
+
+/* Strided: every count at least 1, the packed stream and the extent without overflow. */
+static int check_strided(const struct pg_ds_header *h)
+{
+    const uint64_t *d = descriptor(h);
+    uint64_t levels = d[0], total = d[1], extent = d[1];
+    const uint64_t *count = d + 1;
+    const int64_t *stride = (const int64_t *)(count + levels + 1);
+    if (count[0] == 0)
+        return PG_DS_BAD_LAYOUT;
+    for (uint64_t l = 0; l < levels; l++) {
+        uint64_t reach;
+        if (count[l + 1] == 0 || stride[l] < 0 ||
+            __builtin_mul_overflow(total, count[l + 1], &total) ||
+            __builtin_mul_overflow((uint64_t)stride[l], count[l + 1] - 1, &reach) ||
+            __builtin_add_overflow(extent, reach, &extent))
+            return PG_DS_BAD_LAYOUT;
+    }
+    uint64_t end;
+    if (__builtin_add_overflow(h->position, h->length, &end) || end > total)
+        return PG_DS_BAD_LAYOUT;
+    return PG_DS_OK;
+}
+
+uint64_t pg_ds_layout_span(const struct pg_ds_header *h)
+{
+    const uint64_t *d = descriptor(h);
+    switch (h->layout) {
+    case PG_DS_STRIDED: {
+        uint64_t levels = d[0], extent = d[1];
+        const int64_t *stride = (const int64_t *)(d + 2 + levels);
+        for (uint64_t l = 0; l < levels; l++)
+            extent += (uint64_t)stride[l] * (d[2 + l] - 1);
+        return extent;
+    }
+    case PG_DS_VECTOR: {
+        uint64_t span = 0;
+        for (uint64_t i = 0; i < d[0]; i++) {
+            uint64_t end = d[2 + i] + d[1];
+            if (end < d[2 + i])
+                return UINT64_MAX;
+            span = end > span ? end : span;
+        }
+        return span;
+    }
+    default:
+        return h->position + h->length < h->position ? UINT64_MAX : h->position + h->length;
+    }
 }
 
 int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes)
@@ -75,15 +154,61 @@ int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes)
         return PG_DS_BAD_TARGET;
     if (h->segment >= PG_SEG_COUNT)
         return PG_DS_BAD_SEGMENT;
-    size_t payload = len - sizeof *h;
+    size_t payload = len - sizeof *h, desc = 0;
+    if (h->type == PG_DS_AMO) {
+        if (payload != 0 || h->layout != PG_DS_CONTIG)
+            return PG_DS_BAD_LENGTH;
+        if (h->op > PG_AMO_LAST || (h->width != 4 && h->width != 8) || h->length != h->width ||
+            h->offset % h->width != 0)
+            return PG_DS_BAD_AMO;
+        return PG_DS_OK;
+    }
+    int status = descriptor_bytes(h, payload, &desc);
+    if (status != PG_DS_OK)
+        return status;
     int carries_data = h->type == PG_DS_PUT || h->type == PG_DS_ACC;
-    if (carries_data ? h->length != payload : payload != 0)
+    if (desc > payload || (carries_data ? h->length != payload - desc : payload != desc))
         return PG_DS_BAD_LENGTH;
-    if (h->type == PG_DS_AMO && (h->op > PG_AMO_LAST || (h->width != 4 && h->width != 8) ||
-                                 h->length != h->width || h->offset % h->width != 0))
-        return PG_DS_BAD_AMO;
-    if (h->type == PG_DS_ACC &&
-        (h->op > PG_ACC_LAST || h->length % pg_acc_type_size((enum pg_acc_type)h->op) != 0))
-        return PG_DS_BAD_ACC;
+    if (h->layout == PG_DS_STRIDED && (status = check_strided(h)) != PG_DS_OK)
+        return status;
+    if (h->layout == PG_DS_VECTOR &&
+        (h->position != 0 || h->length / descriptor(h)[1] != descriptor(h)[0] ||
+         h->length % descriptor(h)[1] != 0))
+        return PG_DS_BAD_LAYOUT;
+    if (h->type == PG_DS_ACC) {
+        size_t elem = pg_acc_type_size((enum pg_acc_type)h->op);
+        size_t piece = h->layout == PG_DS_STRIDED  ? descriptor(h)[1]
+                       : h->layout == PG_DS_VECTOR ? descriptor(h)[1]
+                                                   : elem;
+        if (elem == 0 || h->length % elem || h->position % elem || piece % elem)
+            return PG_DS_BAD_ACC;
+    }
     return PG_DS_OK;
+}
+
+void pg_ds_walk(char *base, int levels, const size_t *count, const ptrdiff_t *stride,
+                size_t position, size_t len, char *packed, pg_ds_piece_fn piece, void *arg)
+{
+    size_t run = position / count[0], within = position % count[0];
+    size_t index[PG_MAX_STRIDE];
+    char *at = base;
+    for (int l = 0; l < levels; l++) {
+        index[l] = run % count[l + 1];
+        run /= count[l + 1];
+        at += (ptrdiff_t)index[l] * stride[l];
+    }
+    while (len) {
+        size_t n = count[0] - within < len ? count[0] - within : len;
+        piece(at + within, packed, n, arg);
+        packed += n;
+        len -= n;
+        within = 0;
+        for (int l = 0; l < levels && len; l++) {
+            at += stride[l];
+            if (++index[l] < count[l + 1])
+                break;
+            at -= stride[l] * (ptrdiff_t)count[l + 1];
+            index[l] = 0;
+        }
+    }
 }

@@ -12,19 +12,27 @@
 #include <string.h>
 #include <time.h>
 
+/* A reply: its header, and for a packed get its data. */
 struct reply_buffer {
     struct fi_context ctx; /* first: the completion's context points here */
     int busy;
     struct pg_ds_header header;
+    char *packed; /* [chunk] in the packing pool, NULL in the header pool */
 };
 
 #define REPLY_BUFFERS 256
+#define PACK_BUFFERS 16
+
+struct reply_pool {
+    struct reply_buffer *buffers;
+    int count, next;
+};
 
 static struct {
     struct pg_net_ep *ep;
     struct ds_recv_buffer recv[2];
-    struct reply_buffer *replies;
-    int next_reply;
+    struct reply_pool headers, packs;
+    size_t chunk;
     fi_addr_t *client;  /* [npes], inserted on a PE's first request */
     char *client_names; /* [npes * stride] */
     size_t name_stride;
@@ -49,12 +57,12 @@ static void progress(void)
         handle_events(events, n);
 }
 
-static struct reply_buffer *take_reply(void)
+static struct reply_buffer *take_reply(struct reply_pool *pool)
 {
     for (;;) {
-        struct reply_buffer *r = &s.replies[s.next_reply];
+        struct reply_buffer *r = &pool->buffers[pool->next];
         if (!r->busy) {
-            s.next_reply = (s.next_reply + 1) % REPLY_BUFFERS;
+            pool->next = (pool->next + 1) % pool->count;
             r->busy = 1;
             return r;
         }
@@ -69,17 +77,26 @@ static fi_addr_t client_addr(uint32_t pe)
     return s.client[pe];
 }
 
-static void reply(const struct pg_ds_header *request, uint8_t type, uint16_t status,
-                  uint64_t operand, const void *data, size_t len)
+/* Answers a request: the request's header echoed (seq, cookie, credit) with the reply's type,
+ * status, operand and data. r is a buffer of either pool; data need not live in it. */
+static void send_reply(struct reply_buffer *r, const struct pg_ds_header *request, uint8_t type,
+                       uint16_t status, uint64_t operand, const void *data, size_t len,
+                       uint64_t position)
 {
-    struct reply_buffer *r = take_reply();
     r->header = *request;
     r->header.type = type;
     r->header.status = status;
     r->header.operand = operand;
     r->header.length = len;
+    r->header.position = position;
     struct iovec iov[2] = {{&r->header, sizeof r->header}, {(void *)data, len}};
     pg_net_sendv(s.ep, client_addr(request->source), iov, len ? 2 : 1, &r->ctx);
+}
+
+static void reply(const struct pg_ds_header *request, uint8_t type, uint16_t status,
+                  uint64_t operand)
+{
+    send_reply(take_reply(&s.headers), request, type, status, operand, NULL, 0, 0);
 }
 
 static void reject(const struct pg_ds_header *h, size_t len, int status)
@@ -93,7 +110,100 @@ static void reject(const struct pg_ds_header *h, size_t len, int status)
     /* The source is known to be a PE of the job once the header is whole and valid so far. */
     if (len >= sizeof *h && status != PG_DS_BAD_SOURCE && status != PG_DS_BAD_VERSION &&
         h->source < (uint32_t)pg_world.npes)
-        reply(h, PG_DS_NACK, (uint16_t)status, 0, NULL, 0);
+        reply(h, PG_DS_NACK, (uint16_t)status, 0);
+}
+
+static void unpack_piece(char *region, char *packed, size_t n, void *arg)
+{
+    (void)arg;
+    memcpy(region, packed, n);
+}
+
+static void pack_piece(char *region, char *packed, size_t n, void *arg)
+{
+    (void)arg;
+    memcpy(packed, region, n);
+}
+
+static void acc_piece(char *region, char *packed, size_t n, void *arg)
+{
+    const struct pg_ds_header *h = arg;
+    pg_acc_apply((enum pg_acc_type)h->op, h->scale, region, packed, n);
+}
+
+/* A validated request's layout, decoded: a strided region from `at`, or vector pieces. */
+struct layout {
+    int levels;
+    size_t count[PG_MAX_STRIDE + 1];
+    ptrdiff_t stride[PG_MAX_STRIDE];
+    const uint64_t *offsets; /* vector */
+    size_t pieces, piece_bytes, descriptor_bytes;
+};
+
+static void decode(const struct pg_ds_header *h, struct layout *l)
+{
+    const uint64_t *d = (const uint64_t *)(h + 1);
+    *l = (struct layout){.count = {h->position + h->length}};
+    if (h->layout == PG_DS_STRIDED) {
+        l->levels = (int)d[0];
+        for (int i = 0; i <= l->levels; i++)
+            l->count[i] = d[1 + i];
+        for (int i = 0; i < l->levels; i++)
+            l->stride[i] = (ptrdiff_t)d[2 + l->levels + i];
+        l->descriptor_bytes = 8 * (size_t)(2 + 2 * l->levels);
+    } else if (h->layout == PG_DS_VECTOR) {
+        l->pieces = d[0];
+        l->piece_bytes = d[1];
+        l->offsets = d + 2;
+        l->descriptor_bytes = 8 * (2 + l->pieces);
+    }
+}
+
+/* Applies a put's or accumulate's data to the target's memory (base: the segment). */
+static void apply(const struct pg_ds_header *h, char *base, const struct layout *l)
+{
+    char *data = (char *)(h + 1) + l->descriptor_bytes;
+    pg_ds_piece_fn piece = h->type == PG_DS_ACC ? acc_piece : unpack_piece;
+    if (h->type == PG_DS_ACC)
+        pg_acc_lock((int)h->target);
+    if (h->layout == PG_DS_VECTOR) {
+        for (size_t i = 0; i < l->pieces; i++)
+            piece(base + l->offsets[i], data + i * l->piece_bytes, l->piece_bytes, (void *)h);
+    } else {
+        pg_ds_walk(base + h->offset, l->levels, l->count, l->stride, h->position, h->length, data,
+                   piece, (void *)h);
+    }
+    if (h->type == PG_DS_ACC)
+        pg_acc_unlock((int)h->target);
+}
+
+/* Streams a get's data back in chunks: straight from memory when contiguous, else packed. */
+static void stream(const struct pg_ds_header *h, char *base, const struct layout *l)
+{
+    for (size_t done = 0; done < h->length;) {
+        size_t n = h->length - done < s.chunk ? h->length - done : s.chunk;
+        if (h->layout == PG_DS_VECTOR)
+            n = n / l->piece_bytes * l->piece_bytes;
+        size_t position = h->position + done;
+        if (h->layout == PG_DS_CONTIG) {
+            send_reply(take_reply(&s.headers), h, PG_DS_GET_REPLY, 0, 0,
+                       base + h->offset + position, n, position);
+        } else {
+            struct reply_buffer *r = take_reply(&s.packs);
+            if (h->layout == PG_DS_VECTOR) {
+                for (size_t i = 0; i < n / l->piece_bytes; i++) {
+                    size_t piece = done / l->piece_bytes + i;
+                    memcpy(r->packed + i * l->piece_bytes, base + l->offsets[piece],
+                           l->piece_bytes);
+                }
+            } else {
+                pg_ds_walk(base + h->offset, l->levels, l->count, l->stride, position, n, r->packed,
+                           pack_piece, NULL);
+            }
+            send_reply(r, h, PG_DS_GET_REPLY, 0, 0, r->packed, n, position);
+        }
+        done += n;
+    }
 }
 
 static void serve(const struct pg_ds_header *h, size_t len)
@@ -116,30 +226,24 @@ static void serve(const struct pg_ds_header *h, size_t len)
     }
     const struct pg_segment *seg = &pg_segments[h->segment];
     char *base = seg->peer_base ? seg->peer_base[h->target] : NULL;
-    if (!base || h->offset > seg->size || h->length > seg->size - h->offset) {
+    uint64_t span = pg_ds_layout_span(h);
+    uint64_t origin = h->layout == PG_DS_VECTOR ? 0 : h->offset;
+    if (!base || origin > seg->size || span > seg->size - origin) {
         reject(h, len, PG_DS_BAD_RANGE);
         return;
     }
-    char *at = base + h->offset;
-    switch (h->type) {
-    case PG_DS_PUT:
-        memcpy(at, h + 1, h->length);
-        reply(h, PG_DS_ACK, 0, 0, NULL, 0);
-        break;
-    case PG_DS_ACC:
-        pg_acc_lock((int)h->target);
-        pg_acc_apply((enum pg_acc_type)h->op, h->scale, at, h + 1, h->length);
-        pg_acc_unlock((int)h->target);
-        reply(h, PG_DS_ACK, 0, 0, NULL, 0);
-        break;
-    case PG_DS_GET:
-        reply(h, PG_DS_GET_REPLY, 0, 0, at, h->length);
-        break;
-    case PG_DS_AMO: {
-        uint64_t old = pg_amo_apply(at, h->op, h->width, h->operand, h->compare);
-        reply(h, h->fetch ? PG_DS_AMO_REPLY : PG_DS_ACK, 0, old, NULL, 0);
-        break;
+    if (h->type == PG_DS_AMO) {
+        uint64_t old = pg_amo_apply(base + h->offset, h->op, h->width, h->operand, h->compare);
+        reply(h, h->fetch ? PG_DS_AMO_REPLY : PG_DS_ACK, 0, old);
+        return;
     }
+    struct layout l;
+    decode(h, &l);
+    if (h->type == PG_DS_GET) {
+        stream(h, base, &l);
+    } else {
+        apply(h, base, &l);
+        reply(h, PG_DS_ACK, 0, 0);
     }
 }
 
@@ -148,7 +252,7 @@ static void handle_events(struct pg_net_event *events, int n)
     for (int i = 0; i < n; i++) {
         struct pg_net_event *e = &events[i];
         if (!e->is_recv) {
-            ((struct reply_buffer *)e->context)->busy = 0;
+            ((struct reply_buffer *)e->context)->busy = 0; /* either pool */
             continue;
         }
         if (e->len)
@@ -182,11 +286,34 @@ static void *server_main(void *arg)
 void ds_server_open(void)
 {
     s.ep = pg_net_ep_open("data server", ds_max_message());
-    s.replies = calloc(REPLY_BUFFERS, sizeof *s.replies);
-    if (!s.replies)
+    s.chunk = (size_t)pg_cfg.pipeline_buffer_size / PG_ACC_MAX_ELEMENT * PG_ACC_MAX_ELEMENT;
+    s.headers =
+        (struct reply_pool){calloc(REPLY_BUFFERS, sizeof(struct reply_buffer)), REPLY_BUFFERS, 0};
+    s.packs =
+        (struct reply_pool){calloc(PACK_BUFFERS, sizeof(struct reply_buffer)), PACK_BUFFERS, 0};
+    if (!s.headers.buffers || !s.packs.buffers)
         pg_fatal("shmem_init", "out of memory for the data server");
+    for (int i = 0; i < PACK_BUFFERS; i++)
+        if (!(s.packs.buffers[i].packed = malloc(s.chunk)))
+            pg_fatal("shmem_init", "out of memory for the data server's packing buffers");
+    /* Every PE of another node may hold its credit's worth of this space at once. */
+    size_t remote_pes = (size_t)(pg_world.npes - pg_world.local_size);
     for (int i = 0; i < 2; i++)
-        ds_recv_open(s.ep, &s.recv[i]);
+        ds_recv_open(s.ep, &s.recv[i], remote_pes * ds_client_credit_bytes());
+}
+
+static void pool_drain(struct reply_pool *pool)
+{
+    for (int i = 0; i < pool->count; i++)
+        while (pool->buffers[i].busy)
+            progress();
+}
+
+static void pool_free(struct reply_pool *pool)
+{
+    for (int i = 0; i < pool->count; i++)
+        free(pool->buffers[i].packed);
+    free(pool->buffers);
 }
 
 struct pg_net_ep *ds_server_ep(void)
@@ -220,13 +347,13 @@ void ds_server_stop(void)
     pg_ds_send_raw(pg_world.node, &stop, sizeof stop);
     pthread_join(s.thread, NULL);
     s.running = 0;
-    for (int i = 0; i < REPLY_BUFFERS; i++)
-        while (s.replies[i].busy)
-            progress();
+    pool_drain(&s.headers);
+    pool_drain(&s.packs);
     pg_net_ep_close(s.ep);
     for (int i = 0; i < 2; i++)
         ds_recv_close(&s.recv[i]);
-    free(s.replies);
+    pool_free(&s.headers);
+    pool_free(&s.packs);
     free(s.client);
     free(s.client_names);
     memset(&s, 0, sizeof s);

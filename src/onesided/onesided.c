@@ -15,6 +15,11 @@ static int locate(const void *addr, size_t len, int pe, size_t *offset, const ch
     return seg;
 }
 
+static struct pg_ds_completion *completion(struct pangea_ctx *ctx)
+{
+    return ctx ? &ctx->completion : NULL;
+}
+
 /* Small copies as plain moves: a call to memcpy costs more than the copy. */
 static inline void copy_bytes(char *to, const char *from, size_t len)
 {
@@ -51,7 +56,8 @@ void pg_put(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int
     }
     size_t offset;
     int seg = locate(dest, len, pe, &offset, "put");
-    pg_ds_put(pe, seg, offset, src, len);
+    struct pg_strided contiguous = {.count = {len}};
+    pg_ds_put(completion(ctx), pe, seg, offset, src, &contiguous);
 }
 
 void pg_get(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe)
@@ -66,19 +72,18 @@ void pg_get(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int
     }
     size_t offset;
     int seg = locate(src, len, pe, &offset, "get");
-    pg_ds_get(pe, seg, offset, dest, len);
+    struct pg_strided contiguous = {.count = {len}};
+    pg_ds_get(pe, seg, offset, dest, &contiguous);
 }
 
-/* Calls piece(to, from, count[0]) for every contiguous piece of a strided shape. */
+/* Calls piece(to, from, count[0], arg) for every contiguous piece of a strided shape. */
 static void for_each_piece(char *to, const char *from, const struct pg_strided *s,
-                           void (*piece)(char *to, const char *from, size_t len, int pe), int pe)
+                           void (*piece)(char *to, const char *from, size_t len, void *arg),
+                           void *arg)
 {
     size_t index[PG_MAX_STRIDE] = {0};
-    for (int l = 1; l <= s->levels; l++)
-        if (s->count[l] == 0)
-            return;
     for (;;) {
-        piece(to, from, s->count[0], pe);
+        piece(to, from, s->count[0], arg);
         int l = 0;
         for (; l < s->levels; l++) {
             to += s->dst_stride[l];
@@ -94,111 +99,176 @@ static void for_each_piece(char *to, const char *from, const struct pg_strided *
     }
 }
 
-static void copy_piece(char *to, const char *from, size_t len, int pe)
+static int empty_shape(const struct pg_strided *shape)
 {
-    (void)pe;
+    for (int l = 0; l <= shape->levels; l++)
+        if (shape->count[l] == 0)
+            return 1;
+    return 0;
+}
+
+static void copy_piece(char *to, const char *from, size_t len, void *arg)
+{
+    (void)arg;
     copy_bytes(to, from, len);
 }
 
-static void put_piece(char *to, const char *from, size_t len, int pe)
+/* The remote side of a strided transfer: its segment and offset, after a bounds check. */
+static int locate_shape(const void *addr, const struct pg_strided *shape, int dst_side, int pe,
+                        size_t *offset, const char *call)
 {
-    pg_put(NULL, to, from, len, pe);
-}
-
-static void get_piece(char *to, const char *from, size_t len, int pe)
-{
-    pg_get(NULL, to, from, len, pe);
+    return locate(addr, pg_strided_extent(shape, dst_side), pe, offset, call);
 }
 
 void pg_put_strided(struct pangea_ctx *ctx, void *dest, const void *src,
                     const struct pg_strided *shape, int pe)
 {
-    (void)ctx;
-    if (shape->count[0] == 0)
+    if (empty_shape(shape))
         return;
     char *to = pg_mem_peer_ptr(dest, pe);
-    if (to)
-        for_each_piece(to, src, shape, copy_piece, pe);
-    else /* off-node: one request per piece until the pipeline packs them */
-        for_each_piece(dest, src, shape, put_piece, pe);
+    if (to) {
+        for_each_piece(to, src, shape, copy_piece, NULL);
+        return;
+    }
+    size_t offset;
+    int seg = locate_shape(dest, shape, 1, pe, &offset, "put");
+    pg_ds_put(completion(ctx), pe, seg, offset, src, shape);
 }
 
 void pg_get_strided(struct pangea_ctx *ctx, void *dest, const void *src,
                     const struct pg_strided *shape, int pe)
 {
     (void)ctx;
-    if (shape->count[0] == 0)
+    if (empty_shape(shape))
         return;
     const char *from = pg_mem_peer_ptr(src, pe);
-    if (from)
-        for_each_piece(dest, from, shape, copy_piece, pe);
-    else
-        for_each_piece(dest, src, shape, get_piece, pe);
+    if (from) {
+        for_each_piece(dest, from, shape, copy_piece, NULL);
+        return;
+    }
+    size_t offset;
+    int seg = locate_shape(src, shape, 0, pe, &offset, "get");
+    pg_ds_get(pe, seg, offset, dest, shape);
+}
+
+/* The remote pieces of a vector as offsets in one segment; -1 when the vector has pieces on
+ * my node's memory or spans segments (then it goes piece by piece). */
+static int remote_offsets(void *const *remote, size_t count, size_t bytes, int pe,
+                          uint64_t *offsets, const char *call)
+{
+    int seg = -1;
+    for (size_t i = 0; i < count; i++) {
+        size_t offset;
+        int s = locate(remote[i], bytes, pe, &offset, call);
+        if (i > 0 && s != seg)
+            return -1;
+        seg = s;
+        offsets[i] = offset;
+    }
+    return seg;
+}
+
+/* Runs a vector transfer off-node as batches of at most VECTOR_STEP pieces. */
+#define VECTOR_STEP 256
+enum vector_op { VECTOR_PUT, VECTOR_GET, VECTOR_ACC };
+
+struct acc_args {
+    enum pg_acc_type type;
+    const void *scale;
+};
+
+static void vector_remote(struct pangea_ctx *ctx, const struct pg_iovec *v, int pe,
+                          enum vector_op op, const struct acc_args *acc)
+{
+    uint64_t offsets[VECTOR_STEP];
+    void *const *remote = op == VECTOR_GET ? v->src : v->dst;
+    void *const *local = op == VECTOR_GET ? v->dst : v->src;
+    const char *call = op == VECTOR_GET ? "get" : op == VECTOR_PUT ? "put" : "accumulate";
+    for (size_t first = 0; first < v->count; first += VECTOR_STEP) {
+        size_t k = v->count - first < VECTOR_STEP ? v->count - first : VECTOR_STEP;
+        int seg = remote_offsets(remote + first, k, v->bytes, pe, offsets, call);
+        for (size_t i = 0; seg < 0 && i < k; i++) { /* pieces in different segments */
+            struct pg_iovec one = {v->src + first + i, v->dst + first + i, 1, v->bytes};
+            vector_remote(ctx, &one, pe, op, acc);
+        }
+        if (seg < 0)
+            continue;
+        if (op == VECTOR_PUT)
+            pg_ds_put_vector(completion(ctx), pe, seg, offsets, local + first, k, v->bytes);
+        else if (op == VECTOR_GET)
+            pg_ds_get_vector(pe, seg, offsets, local + first, k, v->bytes);
+        else
+            pg_ds_acc_vector(completion(ctx), pe, seg, offsets, local + first, k, v->bytes,
+                             acc->type, acc->scale);
+    }
 }
 
 void pg_put_vector(struct pangea_ctx *ctx, const struct pg_iovec *v, int pe)
 {
+    if (v->bytes == 0 || v->count == 0)
+        return;
+    if (!pg_mem_peer_ptr(v->dst[0], pe)) {
+        vector_remote(ctx, v, pe, VECTOR_PUT, NULL);
+        return;
+    }
     for (size_t i = 0; i < v->count; i++)
         pg_put(ctx, v->dst[i], v->src[i], v->bytes, pe);
 }
 
 void pg_get_vector(struct pangea_ctx *ctx, const struct pg_iovec *v, int pe)
 {
+    if (v->bytes == 0 || v->count == 0)
+        return;
+    if (!pg_mem_peer_ptr(v->src[0], pe)) {
+        vector_remote(ctx, v, pe, VECTOR_GET, NULL);
+        return;
+    }
     for (size_t i = 0; i < v->count; i++)
         pg_get(ctx, v->dst[i], v->src[i], v->bytes, pe);
 }
 
-/* One contiguous accumulate: under the target's lock on its node, else by its data server. */
-static void acc_contig(enum pg_acc_type type, const void *scale, char *dest, const char *src,
-                       size_t len, int pe)
+static void acc_piece(char *to, const char *from, size_t len, void *arg)
 {
-    char *to = pg_mem_peer_ptr(dest, pe);
-    if (to) {
-        pg_acc_lock(pe);
-        pg_acc_apply(type, scale, to, src, len);
-        pg_acc_unlock(pe);
-        return;
-    }
-    size_t offset;
-    int seg = locate(dest, len, pe, &offset, "accumulate");
-    pg_ds_acc(pe, seg, offset, type, scale, src, len);
+    const struct acc_args *a = arg;
+    pg_acc_apply(a->type, a->scale, to, from, len);
 }
 
 void pg_acc_strided(struct pangea_ctx *ctx, enum pg_acc_type type, const void *scale, void *dest,
                     const void *src, const struct pg_strided *shape, int pe)
 {
-    (void)ctx;
-    size_t index[PG_MAX_STRIDE] = {0};
-    for (int l = 1; l <= shape->levels; l++)
-        if (shape->count[l] == 0)
-            return;
-    if (shape->count[0] == 0)
+    if (empty_shape(shape))
         return;
-    char *to = dest;
-    const char *from = src;
-    for (;;) {
-        acc_contig(type, scale, to, from, shape->count[0], pe);
-        int l = 0;
-        for (; l < shape->levels; l++) {
-            to += shape->dst_stride[l];
-            from += shape->src_stride[l];
-            if (++index[l] < shape->count[l + 1])
-                break;
-            to -= shape->dst_stride[l] * (ptrdiff_t)index[l];
-            from -= shape->src_stride[l] * (ptrdiff_t)index[l];
-            index[l] = 0;
-        }
-        if (l == shape->levels)
-            return;
+    struct acc_args args = {type, scale};
+    char *to = pg_mem_peer_ptr(dest, pe);
+    if (to) {
+        pg_acc_lock(pe);
+        for_each_piece(to, src, shape, acc_piece, &args);
+        pg_acc_unlock(pe);
+        return;
     }
+    size_t offset;
+    int seg = locate_shape(dest, shape, 1, pe, &offset, "accumulate");
+    pg_ds_acc(completion(ctx), pe, seg, offset, type, scale, src, shape);
 }
 
 void pg_acc_vector(struct pangea_ctx *ctx, enum pg_acc_type type, const void *scale,
                    const struct pg_iovec *v, int pe)
 {
-    (void)ctx;
-    for (size_t i = 0; i < v->count; i++)
-        acc_contig(type, scale, v->dst[i], v->src[i], v->bytes, pe);
+    if (v->bytes == 0 || v->count == 0)
+        return;
+    struct acc_args args = {type, scale};
+    if (!pg_mem_peer_ptr(v->dst[0], pe)) {
+        vector_remote(ctx, v, pe, VECTOR_ACC, &args);
+        return;
+    }
+    pg_acc_lock(pe);
+    for (size_t i = 0; i < v->count; i++) {
+        char *to = pg_mem_peer_ptr(v->dst[i], pe);
+        if (!to)
+            pg_fatal("accumulate", "address %p on PE %d is not symmetric memory", v->dst[i], pe);
+        pg_acc_apply(type, scale, to, v->src[i], v->bytes);
+    }
+    pg_acc_unlock(pe);
 }
 
 void pg_ctx_init(struct pangea_ctx *ctx, struct pangea_team *team, long options)
@@ -223,28 +293,27 @@ void pg_put_signal(struct pangea_ctx *ctx, void *dest, const void *src, size_t l
     } else {
         /* Providers deliver large messages by rendezvous, which may complete after a later
          * small one: the data must be acknowledged before the signal goes out. */
-        pg_ds_quiet();
+        pg_ds_quiet(completion(ctx));
         size_t offset;
         int seg = locate(sig_addr, sizeof *sig_addr, pe, &offset, "put_signal");
-        pg_ds_amo(pe, seg, offset, op == PG_SIGNAL_SET ? PG_AMO_SET : PG_AMO_ADD, 8, signal, 0, 0);
+        pg_ds_amo(completion(ctx), pe, seg, offset, op == PG_SIGNAL_SET ? PG_AMO_SET : PG_AMO_ADD,
+                  8, signal, 0, 0);
     }
 }
 
 void pg_fence(struct pangea_ctx *ctx)
 {
-    (void)ctx;
     /* On-node deliveries are stores; a release fence keeps them in program order. Off-node
      * requests may complete out of order (a provider's rendezvous for large messages), so
      * fence waits for the acknowledgements of what is outstanding. */
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    pg_ds_quiet();
+    pg_ds_quiet(completion(ctx));
 }
 
 void pg_quiet(struct pangea_ctx *ctx)
 {
-    (void)ctx;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    pg_ds_quiet();
+    pg_ds_quiet(completion(ctx));
 }
 
 void pg_pe_quiet(struct pangea_ctx *ctx, const int *pes, size_t npes)

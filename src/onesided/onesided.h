@@ -1,5 +1,6 @@
-/* onesided: put and get — contiguous, strided (up to PG_MAX_STRIDE levels) and with signal —
- * and their completion: fence, quiet, per-PE quiet. Chooses the path to each PE. */
+/* onesided: put, get and accumulate — contiguous, strided (up to PG_MAX_STRIDE levels, struct
+ * pg_strided in dataserver.h), I/O vectors and with signal — and their completion: fence,
+ * quiet, per-PE quiet, per context. Chooses the path to each PE. */
 #ifndef PG_ONESIDED_H
 #define PG_ONESIDED_H
 
@@ -8,30 +9,19 @@
 
 #include "dataserver/dataserver.h"
 
-#define PG_MAX_STRIDE 8
-
 /* A communication context (OpenSHMEM shmem_ctx_t points to one). fence/quiet on a context
  * wait only for the operations issued on it. Fields past `options` belong to the engine. */
 struct pangea_team;
 struct pangea_ctx {
     struct pangea_team *team;
     long options;
-    uint64_t acks_due; /* off-node puts and non-fetching AMOs not yet acknowledged */
+    struct pg_ds_completion completion; /* off-node operations not yet acknowledged */
 };
 
 /* Prepares or retires a context created by a front-end (the default context included).
  * pg_ctx_fini completes what is outstanding on it first. */
 void pg_ctx_init(struct pangea_ctx *ctx, struct pangea_team *team, long options);
 void pg_ctx_fini(struct pangea_ctx *ctx);
-
-/* A strided shape: count[0] contiguous bytes, repeated count[1..levels] times with the byte
- * strides src_stride[0..levels-1] and dst_stride[0..levels-1] (ARMCI's convention). */
-struct pg_strided {
-    int levels;
-    size_t count[PG_MAX_STRIDE + 1];
-    ptrdiff_t src_stride[PG_MAX_STRIDE];
-    ptrdiff_t dst_stride[PG_MAX_STRIDE];
-};
 
 /* dest is a symmetric address on pe; src is local. Returns when src may be reused. */
 void pg_put(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe);

@@ -51,6 +51,12 @@ int main(void)
         {"AMO of width 3", ok, sizeof ok, PG_DS_BAD_AMO, 1},
         {"unaligned AMO", ok, sizeof ok, PG_DS_BAD_AMO, 1},
         {"unknown AMO op", ok, sizeof ok, PG_DS_BAD_AMO, 1},
+        {"strided put of 9 levels", ok, sizeof ok + 8, PG_DS_BAD_LAYOUT, 1},
+        {"strided descriptor cut short", ok, sizeof ok + 16, PG_DS_BAD_LENGTH, 1},
+        {"strided count of 0", ok, sizeof ok + 32, PG_DS_BAD_LAYOUT, 1},
+        {"strided extent past the segment", ok, sizeof ok + 32, PG_DS_OK, 1},
+        {"accumulate of 3 bytes of double", ok, sizeof ok + 3, PG_DS_BAD_ACC, 1},
+        {"vector piece past the segment", ok, sizeof ok + 24, PG_DS_OK, 1},
     };
     faults[1].h.version = 99;
     faults[2].h.type = 77;
@@ -72,12 +78,33 @@ int main(void)
     faults[9].h.length = 3;
     faults[10].h.offset += 4;
     faults[11].h.op = 200;
+    /* Layout descriptors follow the header: u64 words. */
+    uint64_t descriptors[6][4] = {
+        {9},                          /* 9 levels */
+        {2, 8, 2},                    /* needs 6 words, has 2 */
+        {1, 8, 0, 16},                /* count[1] = 0 */
+        {1, 8, 2, (uint64_t)1 << 40}, /* stride reaches past the heap */
+        {0},                          /* (contiguous accumulate) */
+        {1, 8, (uint64_t)1 << 45, 0}, /* one piece of 8 bytes at a huge offset */
+    };
+    for (int i = 12; i < 18; i++) {
+        faults[i].h.layout = PG_DS_STRIDED;
+        faults[i].h.type = PG_DS_GET;
+        faults[i].h.length = 8;
+    }
+    faults[16].h.layout = PG_DS_CONTIG;
+    faults[16].h.type = PG_DS_ACC;
+    faults[16].h.op = PG_ACC_DOUBLE;
+    faults[16].h.length = 3;
+    faults[17].h.layout = PG_DS_VECTOR;
 
     int nfaults = (int)(sizeof faults / sizeof faults[0]), answered = 0;
     for (int i = 0; i < nfaults; i++) {
-        char message[sizeof(struct pg_ds_header) + 8] = {0};
+        char message[sizeof(struct pg_ds_header) + 32] = {0};
         faults[i].h.seq = PG_DS_PROBE | (uint64_t)i;
         memcpy(message, &faults[i].h, sizeof faults[i].h);
+        if (i >= 12)
+            memcpy(message + sizeof faults[i].h, descriptors[i - 12], sizeof descriptors[0]);
         int status = pg_ds_validate((struct pg_ds_header *)message, faults[i].len, npes);
         CHECK(status == faults[i].status, "%s: validation says '%s', expected '%s'", faults[i].what,
               pg_ds_status_text(status), pg_ds_status_text(faults[i].status));
