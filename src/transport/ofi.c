@@ -104,7 +104,8 @@ void pg_net_describe(FILE *out)
     fprintf(out, ", inject %zu B, max message %zu B\n", info->tx_attr->inject_size,
             info->ep_attr->max_msg_size);
     fprintf(out, "        software paths: every remote operation is a request to the target "
-                 "node's data server\n");
+                 "node's data server;\n        strided, vector and accumulate data packed "
+                 "through the pipeline; no direct RMA\n");
 }
 
 size_t pg_net_max_msg(void)
