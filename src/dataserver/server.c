@@ -1,6 +1,7 @@
 /* The server half: the node's data-server thread. It polls while requests keep coming, for
  * PANGEA_SERVER_SPIN_US after the last one, then sleeps on the completion queue's wait
  * object, so an idle job costs no CPU. Every request is validated before it touches memory. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "ds_internal.h"
 
 #include "memory/memory.h"
@@ -8,9 +9,11 @@
 #include "startup/startup.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* A reply: its header, and for a packed get its data. */
 struct reply_buffer {
@@ -38,6 +41,7 @@ static struct {
     size_t name_stride;
     pthread_t thread;
     int running, stopping;
+    int yield_while_spinning; /* the server shares a core with a PE */
 } s;
 
 static uint64_t now_us(void)
@@ -270,7 +274,10 @@ static void *server_main(void *arg)
     while (!s.stopping) {
         int n = pg_net_poll(s.ep, events, 16);
         if (n == 0 && now_us() - last < spin_us) {
-            pg_cpu_relax();
+            if (s.yield_while_spinning)
+                sched_yield();
+            else
+                pg_cpu_relax();
             continue;
         }
         if (n == 0)
@@ -333,6 +340,11 @@ void ds_server_start(const char *client_names, size_t name_stride)
     for (int pe = 0; pe < npes; pe++)
         s.client[pe] = FI_ADDR_NOTAVAIL;
     s.stopping = 0;
+    /* Spinning on a core a PE needs would delay the very requests the server waits for. */
+    cpu_set_t mine;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int usable = sched_getaffinity(0, sizeof mine, &mine) == 0 ? CPU_COUNT(&mine) : (int)online;
+    s.yield_while_spinning = usable < 2 || online < pg_world.local_size + 1;
     if (pthread_create(&s.thread, NULL, server_main, NULL) != 0)
         pg_fatal("shmem_init", "cannot start the data-server thread");
     s.running = 1;
