@@ -1,0 +1,79 @@
+/* Reductions and scans. Members sync (every source is ready), read each other's sources —
+ * in place on the node, fetched from off the node — and combine them in team order, sync
+ * again (every source has been read, so dest may be written even when it is the source), and
+ * write dest. Large reductions split the elements: each member reduces its share, then sends
+ * it to all (reduce-scatter + allgather). */
+#include "coll_internal.h"
+
+#include "runtime/runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* acc = the combination of members first..last's source[lo..lo+count), in team order. */
+static void combine_range(struct pangea_team *team, int first, int last, char *acc,
+                          const char *source, size_t count, size_t elem, pg_combine_fn combine,
+                          char *tmp)
+{
+    size_t len = count * elem;
+    for (int j = first; j <= last; j++) {
+        const void *in = pg_coll_fetch(source, len, pg_team_pe(team, j), tmp);
+        if (j == first)
+            memcpy(acc, in, len);
+        else
+            combine(acc, in, count);
+    }
+}
+
+void pg_coll_reduce(struct pangea_team *team, void *dest, const void *source, size_t count,
+                    size_t elem, pg_combine_fn combine)
+{
+    size_t bytes = count * elem;
+    int n = team->size, me = team->my_pe;
+    if (bytes == 0)
+        return;
+    if (n == 1) {
+        memmove(dest, source, bytes);
+        return;
+    }
+    int split = bytes > (size_t)pg_cfg.coll_reduce_split && count >= (size_t)n;
+    size_t lo = split ? count * (size_t)me / (size_t)n : 0;
+    size_t hi = split ? count * (size_t)(me + 1) / (size_t)n : count;
+    size_t len = (hi - lo) * elem;
+    char *acc = malloc(2 * len + 1);
+    if (!acc)
+        pg_fatal("reduction", "out of memory for %zu bytes of partial results", 2 * len);
+    pg_team_sync(team);
+    combine_range(team, 0, n - 1, acc, (const char *)source + lo * elem, hi - lo, elem, combine,
+                  acc + len);
+    pg_team_sync(team);
+    char *mine = (char *)dest + lo * elem;
+    memcpy(mine, acc, len);
+    if (split) {
+        for (int s = 1; s < n; s++)
+            pg_coll_put_notify(mine, acc, len, pg_team_pe(team, (me + s) % n));
+        for (int s = 1; s < n; s++)
+            pg_coll_wait(pg_team_pe(team, (me - s + n) % n), 1);
+    }
+    free(acc);
+}
+
+void pg_coll_scan(struct pangea_team *team, void *dest, const void *source, size_t count,
+                  size_t elem, pg_combine_fn combine, int inclusive)
+{
+    size_t bytes = count * elem;
+    if (bytes == 0)
+        return;
+    char *acc = malloc(2 * bytes);
+    if (!acc)
+        pg_fatal("scan", "out of memory for %zu bytes of partial results", 2 * bytes);
+    int last = inclusive ? team->my_pe : team->my_pe - 1;
+    pg_team_sync(team);
+    if (last < 0)
+        memset(acc, 0, bytes);
+    else
+        combine_range(team, 0, last, acc, source, count, elem, combine, acc + bytes);
+    pg_team_sync(team);
+    memcpy(dest, acc, bytes);
+    free(acc);
+}
