@@ -16,6 +16,12 @@ struct pg_coll_state {
 };
 extern struct pg_coll_state *pg_coll_state;
 
+/* Symmetric landing slots for small reductions: slot j (pg_coll_slot_size bytes) receives what
+ * world PE j sends this PE. A sender writes its slot again only after the receiver has
+ * answered, so the slots need no other flow control. */
+extern char *pg_coll_slots;
+extern size_t pg_coll_slot_size;
+
 /* The context the collectives' own transfers use. */
 extern struct pangea_ctx pg_coll_ctx;
 

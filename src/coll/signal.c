@@ -13,6 +13,8 @@
 
 struct pg_coll_state *pg_coll_state;
 struct pangea_ctx pg_coll_ctx;
+char *pg_coll_slots;
+size_t pg_coll_slot_size;
 static uint64_t *consumed; /* [npes]: signals from each PE that a wait has accounted for */
 static struct pangea_team world;
 
@@ -21,6 +23,12 @@ int pg_coll_init(void)
     /* A new segment is zero-filled, so the flags start at 0 without a racy reset. */
     pg_coll_state = pg_mem_internal_alloc(sizeof *pg_coll_state +
                                           (size_t)pg_world.npes * sizeof pg_coll_state->flag[0]);
+    size_t cap = ((size_t)1 << 20) / (size_t)pg_world.npes;
+    pg_coll_slot_size =
+        (size_t)pg_cfg.coll_reduce_gather < cap ? (size_t)pg_cfg.coll_reduce_gather : cap;
+    pg_coll_slot_size &= ~(size_t)63;
+    pg_coll_slots =
+        pg_coll_slot_size ? pg_mem_internal_alloc(pg_coll_slot_size * (size_t)pg_world.npes) : NULL;
     consumed = calloc((size_t)pg_world.npes, sizeof *consumed);
     if (!consumed || pg_team_init(&world, 0, 1, pg_world.npes) != 0)
         return -1;

@@ -84,9 +84,10 @@ int pg_team_split(struct pangea_team *parent, int start, int stride, int size,
         }
     }
     /* Everyone in the parent learns whether every new member succeeded. */
-    uint64_t all_ok;
-    __atomic_store_n(&pg_coll_state->word, ok, __ATOMIC_RELAXED);
-    pg_coll_reduce(parent, &all_ok, &pg_coll_state->word, 1, sizeof all_ok, and_u64);
+    uint64_t *word = &pg_coll_state->word;
+    __atomic_store_n(word, ok, __ATOMIC_RELAXED);
+    pg_coll_reduce(parent, word, word, 1, sizeof *word, and_u64);
+    uint64_t all_ok = *word;
     if (!all_ok) {
         if (team)
             pg_team_fini(team);
