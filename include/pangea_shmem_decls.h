@@ -23,6 +23,7 @@ PANGEA_NORETURN void PANGEA_NAME(global_exit)(int status);
 int PANGEA_NAME(pe_accessible)(int pe);
 int PANGEA_NAME(addr_accessible)(const void *addr, int pe);
 void *PANGEA_NAME(ptr)(const void *dest, int pe);
+void *PANGEA_NAME(team_ptr)(shmem_team_t team, const void *dest, int pe);
 void PANGEA_NAME(info_get_version)(int *major, int *minor);
 void PANGEA_NAME(info_get_name)(char *name);
 
@@ -37,6 +38,29 @@ void *PANGEA_NAME(realloc)(void *ptr, size_t size);
 void *PANGEA_NAME(align)(size_t alignment, size_t size);
 void *PANGEA_NAME(malloc_with_hints)(size_t size, long hints);
 void *PANGEA_NAME(calloc)(size_t count, size_t size);
+
+/* ---- §3.4 Team management ----------------------------------------------------------------- */
+int PANGEA_NAME(team_my_pe)(shmem_team_t team);
+int PANGEA_NAME(team_n_pes)(shmem_team_t team);
+int PANGEA_NAME(team_get_config)(shmem_team_t team, long config_mask, shmem_team_config_t *config);
+int PANGEA_NAME(team_translate_pe)(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+int PANGEA_NAME(team_split_strided)(shmem_team_t parent_team, int start, int stride, int size,
+                                    const shmem_team_config_t *config, long config_mask,
+                                    shmem_team_t *new_team);
+int PANGEA_NAME(team_split_2d)(shmem_team_t parent_team, int xrange,
+                               const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                               shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                               long yaxis_mask, shmem_team_t *yaxis_team);
+void PANGEA_NAME(team_destroy)(shmem_team_t team);
+
+/* ---- §3.5 Contexts and sessions ------------------------------------------------------------ */
+int PANGEA_NAME(ctx_create)(long options, shmem_ctx_t *ctx);
+int PANGEA_NAME(team_create_ctx)(shmem_team_t team, long options, shmem_ctx_t *ctx);
+void PANGEA_NAME(ctx_destroy)(shmem_ctx_t ctx);
+int PANGEA_NAME(ctx_get_team)(shmem_ctx_t ctx, shmem_team_t *team);
+void PANGEA_NAME(ctx_session_start)(shmem_ctx_t ctx, long options,
+                                    const shmem_ctx_session_config_t *config, long config_mask);
+void PANGEA_NAME(ctx_session_stop)(shmem_ctx_t ctx);
 
 /* ---- §3.6 RMA: typed (T-RMA), SIZE and mem forms, each with its ctx twin ------------------- */
 
@@ -293,9 +317,48 @@ void PANGEA_NAME(signal_set)(uint64_t *sig_addr, uint64_t signal, int pe);
 void PANGEA_NAME(ctx_signal_set)(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
 uint64_t PANGEA_NAME(signal_fetch)(const uint64_t *sig_addr);
 
-/* ---- §3.10 Collectives: only the world barrier and sync so far ----------------------------- */
+/* ---- §3.10 Collectives --------------------------------------------------------------------- */
 void PANGEA_NAME(barrier_all)(void);
 void PANGEA_NAME(sync_all)(void);
+int PANGEA_NAME(team_sync)(shmem_team_t team);
+
+/* alltoall, alltoalls, broadcast, collect, fcollect: T-RMA and mem */
+#define PANGEA_D_DATA_COLL(TYPE, TYPENAME)                                                    \
+    int PANGEA_NAME(TYPENAME##_alltoall)(shmem_team_t team, TYPE * dest, const TYPE *source,  \
+                                         size_t nelems);                                      \
+    int PANGEA_NAME(TYPENAME##_alltoalls)(shmem_team_t team, TYPE * dest, const TYPE *source, \
+                                          ptrdiff_t dst, ptrdiff_t sst, size_t nelems);       \
+    int PANGEA_NAME(TYPENAME##_broadcast)(shmem_team_t team, TYPE * dest, const TYPE *source, \
+                                          size_t nelems, int PE_root);                        \
+    int PANGEA_NAME(TYPENAME##_collect)(shmem_team_t team, TYPE * dest, const TYPE *source,   \
+                                        size_t nelems);                                       \
+    int PANGEA_NAME(TYPENAME##_fcollect)(shmem_team_t team, TYPE * dest, const TYPE *source,  \
+                                         size_t nelems);
+PANGEA_T_RMA(PANGEA_D_DATA_COLL)
+int PANGEA_NAME(alltoallmem)(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int PANGEA_NAME(alltoallsmem)(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                              ptrdiff_t sst, size_t nelems);
+int PANGEA_NAME(broadcastmem)(shmem_team_t team, void *dest, const void *source, size_t nelems,
+                              int PE_root);
+int PANGEA_NAME(collectmem)(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int PANGEA_NAME(fcollectmem)(shmem_team_t team, void *dest, const void *source, size_t nelems);
+
+/* Reductions (T-RED-TEAM by operator) and scans (the SUM types) */
+#define PANGEA_D_REDUCE(TYPE, TYPENAME, OP)                                                       \
+    int PANGEA_NAME(TYPENAME##_##OP##_reduce)(shmem_team_t team, TYPE * dest, const TYPE *source, \
+                                              size_t nreduce);
+#define PANGEA_D_REDUCE_BIT(TYPE, TYPENAME) PANGEA_OPS_BIT(PANGEA_D_REDUCE, TYPE, TYPENAME)
+#define PANGEA_D_REDUCE_MINMAX(TYPE, TYPENAME) PANGEA_OPS_MINMAX(PANGEA_D_REDUCE, TYPE, TYPENAME)
+#define PANGEA_D_REDUCE_ARITH(TYPE, TYPENAME)                                                  \
+    PANGEA_D_REDUCE(TYPE, TYPENAME, sum)                                                       \
+    PANGEA_D_REDUCE(TYPE, TYPENAME, prod)                                                      \
+    int PANGEA_NAME(TYPENAME##_sum_inscan)(shmem_team_t team, TYPE * dest, const TYPE *source, \
+                                           size_t nelems);                                     \
+    int PANGEA_NAME(TYPENAME##_sum_exscan)(shmem_team_t team, TYPE * dest, const TYPE *source, \
+                                           size_t nelems);
+PANGEA_T_RED_BIT(PANGEA_D_REDUCE_BIT)
+PANGEA_T_RED_MINMAX(PANGEA_D_REDUCE_MINMAX)
+PANGEA_T_RED_ARITH(PANGEA_D_REDUCE_ARITH)
 
 /* ---- §3.11 Point-to-point synchronization -------------------------------------------------- */
 /* wait_until, test: T-P2P (the short and ushort rows are deprecated since 1.5) */
@@ -352,6 +415,34 @@ void PANGEA_NAME(clear_lock)(long *lock);
 
 /* ---- §3.14 Profiling control --------------------------------------------------------------- */
 void PANGEA_NAME(pcontrol)(int level, ...);
+
+/* ---- §4.2 Deprecated active-set collectives (pSync, pWrk) --------------------------------- */
+void PANGEA_NAME(barrier)(int PE_start, int logPE_stride, int PE_size, long *pSync);
+/* Also the name of the C11 generic shmem_sync(team) (shmem.h dispatches on the arity). */
+void PANGEA_NAME(sync)(int PE_start, int logPE_stride, int PE_size, long *pSync);
+#define PANGEA_D_ASET_DATA(BITS, BYTES)                                                           \
+    void PANGEA_NAME(broadcast##BITS)(void *dest, const void *source, size_t nelems, int PE_root, \
+                                      int PE_start, int logPE_stride, int PE_size, long *pSync);  \
+    void PANGEA_NAME(collect##BITS)(void *dest, const void *source, size_t nelems, int PE_start,  \
+                                    int logPE_stride, int PE_size, long *pSync);                  \
+    void PANGEA_NAME(fcollect##BITS)(void *dest, const void *source, size_t nelems, int PE_start, \
+                                     int logPE_stride, int PE_size, long *pSync);                 \
+    void PANGEA_NAME(alltoall##BITS)(void *dest, const void *source, size_t nelems, int PE_start, \
+                                     int logPE_stride, int PE_size, long *pSync);                 \
+    void PANGEA_NAME(alltoalls##BITS)(void *dest, const void *source, ptrdiff_t dst,              \
+                                      ptrdiff_t sst, size_t nelems, int PE_start,                 \
+                                      int logPE_stride, int PE_size, long *pSync);
+PANGEA_ASET_SIZES(PANGEA_D_ASET_DATA)
+#define PANGEA_D_TO_ALL(TYPE, TYPENAME, OP)                                                  \
+    void PANGEA_NAME(TYPENAME##_##OP##_to_all)(TYPE * dest, const TYPE *source, int nreduce, \
+                                               int PE_start, int logPE_stride, int PE_size,  \
+                                               TYPE *pWrk, long *pSync);
+#define PANGEA_D_TO_ALL_BIT(TYPE, TYPENAME) PANGEA_OPS_BIT(PANGEA_D_TO_ALL, TYPE, TYPENAME)
+#define PANGEA_D_TO_ALL_MINMAX(TYPE, TYPENAME) PANGEA_OPS_MINMAX(PANGEA_D_TO_ALL, TYPE, TYPENAME)
+#define PANGEA_D_TO_ALL_ARITH(TYPE, TYPENAME) PANGEA_OPS_ARITH(PANGEA_D_TO_ALL, TYPE, TYPENAME)
+PANGEA_T_ASET_BIT(PANGEA_D_TO_ALL_BIT)
+PANGEA_T_ASET_MINMAX(PANGEA_D_TO_ALL_MINMAX)
+PANGEA_T_ASET_ARITH(PANGEA_D_TO_ALL_ARITH)
 
 /* ---- §4.3 Deprecated AMO names (no ctx form) ----------------------------------------------- */
 /* fetch, set, swap: float, double, int, long, longlong */
@@ -413,3 +504,13 @@ void PANGEA_NAME(wait_until)(long *ivar, int cmp, long cmp_value);
 #undef PANGEA_D_DEP_AMO_EXT
 #undef PANGEA_D_DEP_AMO
 #undef PANGEA_D_DEP_WAIT
+#undef PANGEA_D_DATA_COLL
+#undef PANGEA_D_REDUCE
+#undef PANGEA_D_REDUCE_BIT
+#undef PANGEA_D_REDUCE_MINMAX
+#undef PANGEA_D_REDUCE_ARITH
+#undef PANGEA_D_ASET_DATA
+#undef PANGEA_D_TO_ALL
+#undef PANGEA_D_TO_ALL_BIT
+#undef PANGEA_D_TO_ALL_MINMAX
+#undef PANGEA_D_TO_ALL_ARITH

@@ -47,30 +47,17 @@
     PANGEA_T_AMO_STD(X)
 
 /* T-RMA: put, get, p, g, iput, iget, ibput, ibget, nbi, put_signal, team data collectives. */
-#define PANGEA_T_RMA(X)              \
-    X(float, float)                  \
-    X(double, double)                \
-    X(long double, longdouble)       \
-    X(char, char)                    \
-    X(signed char, schar)            \
-    X(short, short)                  \
-    X(int, int)                      \
-    X(long, long)                    \
-    X(long long, longlong)           \
-    X(unsigned char, uchar)          \
-    X(unsigned short, ushort)        \
-    X(unsigned int, uint)            \
-    X(unsigned long, ulong)          \
-    X(unsigned long long, ulonglong) \
-    X(int8_t, int8)                  \
-    X(int16_t, int16)                \
-    X(int32_t, int32)                \
-    X(int64_t, int64)                \
-    X(uint8_t, uint8)                \
-    X(uint16_t, uint16)              \
-    X(uint32_t, uint32)              \
-    X(uint64_t, uint64)              \
-    X(size_t, size)                  \
+#define PANGEA_T_RMA(X)        \
+    X(float, float)            \
+    X(double, double)          \
+    X(long double, longdouble) \
+    X(char, char)              \
+    X(signed char, schar)      \
+    X(short, short)            \
+    X(int, int)                \
+    X(long, long)              \
+    X(long long, longlong)     \
+    PANGEA_T_RED_BIT(X)        \
     X(ptrdiff_t, ptrdiff)
 
 /* The distinct C base types behind T-RMA, for C11 _Generic associations (typedefs such as
@@ -138,5 +125,80 @@
     X(32, 4)            \
     X(64, 8)            \
     X(128, 16)
+
+/* T-RED-TEAM (the corrected 1.6 table), by operator group. The complex rows need C99 complex
+ * support, which C++ does not have: there they are left out. */
+#if defined(__cplusplus) || defined(__STDC_NO_COMPLEX__)
+#define PANGEA_T_RED_COMPLEX(X)
+#else
+#define PANGEA_T_RED_COMPLEX(X)  \
+    X(double _Complex, complexd) \
+    X(float _Complex, complexf)
+#endif
+/* AND, OR, XOR: the unsigned and exact-width rows. */
+#define PANGEA_T_RED_BIT(X)          \
+    X(unsigned char, uchar)          \
+    X(unsigned short, ushort)        \
+    X(unsigned int, uint)            \
+    X(unsigned long, ulong)          \
+    X(unsigned long long, ulonglong) \
+    X(int8_t, int8)                  \
+    X(int16_t, int16)                \
+    X(int32_t, int32)                \
+    X(int64_t, int64)                \
+    X(uint8_t, uint8)                \
+    X(uint16_t, uint16)              \
+    X(uint32_t, uint32)              \
+    X(uint64_t, uint64)              \
+    X(size_t, size)
+/* MAX, MIN. */
+#define PANGEA_T_RED_MINMAX(X) PANGEA_T_RMA(X) /* the same 24 types */
+/* SUM, PROD, sum_inscan, sum_exscan. */
+#define PANGEA_T_RED_ARITH(X) \
+    PANGEA_T_RED_MINMAX(X)    \
+    PANGEA_T_RED_COMPLEX(X)
+
+/* Base types of T-RED-TEAM for _Generic: AND/OR/XOR have no plain signed rows, so the
+ * exact-width ones stand for their base types there. */
+#define PANGEA_T_RED_BIT_BASE(X)     \
+    X(unsigned char, uchar)          \
+    X(unsigned short, ushort)        \
+    X(unsigned int, uint)            \
+    X(unsigned long, ulong)          \
+    X(unsigned long long, ulonglong) \
+    X(int8_t, int8)                  \
+    X(int16_t, int16)                \
+    X(int32_t, int32)                \
+    X(int64_t, int64)
+#define PANGEA_T_RED_ARITH_BASE(X) \
+    PANGEA_T_RMA_BASE(X)           \
+    PANGEA_T_RED_COMPLEX(X)
+
+/* T-RED-ASET: the deprecated active-set TYPENAME_OP_to_all. */
+#define PANGEA_T_ASET_BIT(X) \
+    X(short, short)          \
+    X(int, int)              \
+    X(long, long)            \
+    X(long long, longlong)
+#define PANGEA_T_ASET_MINMAX(X) \
+    PANGEA_T_ASET_BIT(X)        \
+    X(float, float)             \
+    X(double, double)           \
+    X(long double, longdouble)
+#define PANGEA_T_ASET_ARITH(X) \
+    PANGEA_T_ASET_MINMAX(X)    \
+    PANGEA_T_RED_COMPLEX(X)
+
+/* The operators of each reduction group: OPS(F, TYPE, TYPENAME) is F(TYPE, TYPENAME, op) for
+ * every op of the group. */
+#define PANGEA_OPS_BIT(F, TYPE, TYPENAME) \
+    F(TYPE, TYPENAME, and) F(TYPE, TYPENAME, or) F(TYPE, TYPENAME, xor)
+#define PANGEA_OPS_MINMAX(F, TYPE, TYPENAME) F(TYPE, TYPENAME, max) F(TYPE, TYPENAME, min)
+#define PANGEA_OPS_ARITH(F, TYPE, TYPENAME) F(TYPE, TYPENAME, sum) F(TYPE, TYPENAME, prod)
+
+/* The active-set data collectives' element sizes: X(bits, bytes). */
+#define PANGEA_ASET_SIZES(X) \
+    X(32, 4)                 \
+    X(64, 8)
 
 #endif

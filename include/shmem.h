@@ -442,6 +442,46 @@ void pangea_generic_no_match(void);
 #define PANGEA_GA_add(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_add,
 #define shmem_add(...) PANGEA_G_PLAIN(PANGEA_T_DEP_AMO, add, __VA_ARGS__)
 
+/* §3.10 Collectives: data collectives on T-RMA, reductions on T-RED-TEAM (dispatch on dest,
+ * the second argument) */
+#define PANGEA_G_ON_DEST(TABLE, FAM, ...) \
+    PANGEA_G_SELECT(TABLE, PANGEA_GA_##FAM, PANGEA_G_ARG1(__VA_ARGS__))(__VA_ARGS__)
+
+#define PANGEA_GA_alltoall(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_alltoall,
+#define shmem_alltoall(...) PANGEA_G_ON_DEST(PANGEA_T_RMA_BASE, alltoall, __VA_ARGS__)
+#define PANGEA_GA_alltoalls(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_alltoalls,
+#define shmem_alltoalls(...) PANGEA_G_ON_DEST(PANGEA_T_RMA_BASE, alltoalls, __VA_ARGS__)
+#define PANGEA_GA_broadcast(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_broadcast,
+#define shmem_broadcast(...) PANGEA_G_ON_DEST(PANGEA_T_RMA_BASE, broadcast, __VA_ARGS__)
+#define PANGEA_GA_collect(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_collect,
+#define shmem_collect(...) PANGEA_G_ON_DEST(PANGEA_T_RMA_BASE, collect, __VA_ARGS__)
+#define PANGEA_GA_fcollect(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_fcollect,
+#define shmem_fcollect(...) PANGEA_G_ON_DEST(PANGEA_T_RMA_BASE, fcollect, __VA_ARGS__)
+
+#define PANGEA_GA_and_reduce(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_and_reduce,
+#define shmem_and_reduce(...) PANGEA_G_ON_DEST(PANGEA_T_RED_BIT_BASE, and_reduce, __VA_ARGS__)
+#define PANGEA_GA_or_reduce(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_or_reduce,
+#define shmem_or_reduce(...) PANGEA_G_ON_DEST(PANGEA_T_RED_BIT_BASE, or_reduce, __VA_ARGS__)
+#define PANGEA_GA_xor_reduce(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_xor_reduce,
+#define shmem_xor_reduce(...) PANGEA_G_ON_DEST(PANGEA_T_RED_BIT_BASE, xor_reduce, __VA_ARGS__)
+#define PANGEA_GA_max_reduce(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_max_reduce,
+#define shmem_max_reduce(...) PANGEA_G_ON_DEST(PANGEA_T_RMA_BASE, max_reduce, __VA_ARGS__)
+#define PANGEA_GA_min_reduce(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_min_reduce,
+#define shmem_min_reduce(...) PANGEA_G_ON_DEST(PANGEA_T_RMA_BASE, min_reduce, __VA_ARGS__)
+#define PANGEA_GA_sum_reduce(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_sum_reduce,
+#define shmem_sum_reduce(...) PANGEA_G_ON_DEST(PANGEA_T_RED_ARITH_BASE, sum_reduce, __VA_ARGS__)
+#define PANGEA_GA_prod_reduce(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_prod_reduce,
+#define shmem_prod_reduce(...) PANGEA_G_ON_DEST(PANGEA_T_RED_ARITH_BASE, prod_reduce, __VA_ARGS__)
+#define PANGEA_GA_sum_inscan(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_sum_inscan,
+#define shmem_sum_inscan(...) PANGEA_G_ON_DEST(PANGEA_T_RED_ARITH_BASE, sum_inscan, __VA_ARGS__)
+#define PANGEA_GA_sum_exscan(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_sum_exscan,
+#define shmem_sum_exscan(...) PANGEA_G_ON_DEST(PANGEA_T_RED_ARITH_BASE, sum_exscan, __VA_ARGS__)
+
+/* shmem_sync(team) is shmem_team_sync; the 4-argument form is the active-set function. */
+#define PANGEA_G_ARITY14(a1, a2, a3, a4, NAME, ...) NAME
+#define shmem_sync(...) \
+    PANGEA_G_ARITY14(__VA_ARGS__, shmem_sync, ~, ~, shmem_team_sync, ~)(__VA_ARGS__)
+
 #endif /* C11 generics */
 
 #ifdef __cplusplus

@@ -1,17 +1,86 @@
-/* coll: teams and collective operations. So far: the world barrier and sync. */
+/* coll: teams and collective operations — sync, broadcast, collect, fcollect, alltoall[s],
+ * reductions and scans — over any team, including the active sets of the legacy API.
+ *
+ * Every collective is built on one primitive, a signal channel per ordered pair of world PEs:
+ * PE a's n-th signal to PE b stores n into b's flag for a (a load/store on the node, an AMO
+ * through the data server off the node), and b waits until that flag reaches the count it
+ * expects. Flags only grow and each has one writer, so they never need resetting, a team needs
+ * no symmetric state of its own, and collectives on different teams (or active sets with any
+ * pSync) interleave freely as long as each pair of PEs issues them in the same order. */
 #ifndef PG_COLL_H
 #define PG_COLL_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 struct pangea_team {
-    int start, stride, size; /* members: start + i*stride (world PEs), i < size */
+    int start, stride, size; /* members: world PEs start + i*stride, i < size */
     int my_pe;               /* my index in the team, -1 when not a member */
+    int num_contexts;        /* contexts requested at creation (SHMEM_TEAM_NUM_CONTEXTS) */
+    int predefined;          /* WORLD or SHARED: not destroyable */
+    /* Node layout for the two-level algorithms, as team indices in ascending order. */
+    int nlocal, *local;     /* the members on my node; local[0] is my node's leader */
+    int nleaders, *leaders; /* the first member of every node the team spans */
 };
 
-/* Allocates the synchronization state (internal symmetric memory). Collective. */
+/* Allocates the signal flags (internal symmetric memory). Collective over the world. */
 int pg_coll_init(void);
 void pg_coll_fini(void);
 
-/* All PEs arrive before any leaves; stores made before are visible after. */
+/* Describes the team of world PEs start + i*stride, i < size (strides may be negative), as
+ * seen by the calling PE. Local only. 0, or -1 when out of memory. */
+int pg_team_init(struct pangea_team *team, int start, int stride, int size);
+void pg_team_fini(struct pangea_team *team);
+
+static inline int pg_team_pe(const struct pangea_team *team, int index)
+{
+    return team->start + index * team->stride;
+}
+/* Index of a world PE in the team, or -1 when it is not a member. */
+int pg_team_index(const struct pangea_team *team, int world_pe);
+
+/* Collective over parent. Each member names the team it joins by a triplet of parent indices
+ * (size 0: none; the triplets of different callers are identical or disjoint). Returns 0 on
+ * every parent member with *team the new team (NULL for a PE outside it), or -1 on every parent
+ * member when any of them could not create it (the per-PE limit of PG_MAX_TEAMS live teams,
+ * or memory). */
+#define PG_MAX_TEAMS 64
+int pg_team_split(struct pangea_team *parent, int start, int stride, int size,
+                  struct pangea_team **team);
+/* Collective over the team: completes the signals in flight and frees it. */
+void pg_team_destroy(struct pangea_team *team);
+
+/* All members arrive before any leaves; stores made before are visible after. Completes no
+ * RMA by itself (barrier = quiet + sync). */
+void pg_team_sync(struct pangea_team *team);
 void pg_sync_all(void);
+
+/* Data collectives. dest (and source, where a peer reads it) are symmetric. Sizes in bytes.
+ * broadcast: root's source to every member's dest; the root's own dest too when
+ * write_root_dest (the team API; the legacy active-set broadcast leaves it). */
+void pg_coll_broadcast(struct pangea_team *team, void *dest, const void *source, size_t nbytes,
+                       int root, int write_root_dest);
+/* Member i's nbytes at dest + i*nbytes on every member. */
+void pg_coll_fcollect(struct pangea_team *team, void *dest, const void *source, size_t nbytes);
+/* Like fcollect, but nbytes may differ per member: blocks are packed in team order. */
+void pg_coll_collect(struct pangea_team *team, void *dest, const void *source, size_t nbytes);
+/* Block j of member i's source (j*nbytes) to block i of member j's dest. */
+void pg_coll_alltoall(struct pangea_team *team, void *dest, const void *source, size_t nbytes);
+/* Strided: nelems elements of elem bytes; strides dst and sst in elements; block j of the
+ * source starts at element j*nelems*sst, block i of the dest at element i*nelems*dst. */
+void pg_coll_alltoalls(struct pangea_team *team, void *dest, const void *source, ptrdiff_t dst,
+                       ptrdiff_t sst, size_t elem, size_t nelems);
+
+/* acc[k] = acc[k] OP in[k] for k < count, in the type and operation of the reduction. */
+typedef void (*pg_combine_fn)(void *acc, const void *in, size_t count);
+/* Element-wise reduction of every member's source into every member's dest; dest == source
+ * (in place) is allowed. Every member combines the contributions in team order, so floating
+ * point results are identical on all members. */
+void pg_coll_reduce(struct pangea_team *team, void *dest, const void *source, size_t count,
+                    size_t elem, pg_combine_fn combine);
+/* Prefix reduction in team order: members 0..me (inclusive) or 0..me-1 (exclusive; member 0
+ * gets zero bytes). In place allowed. */
+void pg_coll_scan(struct pangea_team *team, void *dest, const void *source, size_t count,
+                  size_t elem, pg_combine_fn combine, int inclusive);
 
 #endif

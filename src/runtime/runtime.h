@@ -29,7 +29,15 @@
       "Microseconds the node's data server keeps polling after a request before it sleeps")   \
     X(static_map, BOOL, "PANGEA_STATIC_MAP", "1",                                             \
       "Map the program's static data into on-node peers so put/get/AMO on globals are "       \
-      "load/store (0: static data is not remotely accessible)")
+      "load/store (0: static data is not remotely accessible)")                               \
+    X(coll_chunk, SIZE, "PANGEA_COLL_CHUNK", "128K",                                          \
+      "Broadcasts of more bytes move down their tree in pieces of this size (pipelined)")     \
+    X(coll_reduce_gather, SIZE, "PANGEA_COLL_REDUCE_GATHER", "2K",                            \
+      "Reductions of at most this many bytes are gathered at one leader per node, reduced "   \
+      "there and sent back (capped at 1 MiB divided by the number of PEs)")                   \
+    X(coll_reduce_split, SIZE, "PANGEA_COLL_REDUCE_SPLIT", "4K",                              \
+      "Reductions of more bytes are split: each PE reduces 1/n of the elements and sends "    \
+      "its part to all (reduce-scatter + allgather); smaller ones every PE reduces whole")
 
 #define PG_OVERSUBSCRIBED_SPIN_COUNT 50
 

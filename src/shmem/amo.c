@@ -5,13 +5,14 @@
 static inline uint64_t amo(const char *call, shmem_ctx_t ctx, const void *dest, int pe,
                            enum pg_amo_op op, size_t width, uint64_t value, uint64_t cond)
 {
-    PG_CHECKS(pg_check_init(call); pg_check_ctx(call, ctx); pg_check_pe(call, "pe", pe);
+    PG_CHECKS(pg_check_init(call); pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
+              pg_check_pe(call, "pe", pe);
               pg_check_symmetric(call, op == PG_AMO_FETCH ? "source" : "dest", dest, width);
               if ((uintptr_t)dest % width) pg_fatal(call,
                                                     "argument 'dest' = %p is not "
                                                     "aligned to its %zu-byte type",
                                                     dest, width));
-    return pg_amo(pg_ctx(ctx), (void *)dest, pe, op, width, value, cond);
+    return pg_amo(pg_ctx(ctx), (void *)dest, pg_ctx_pe(ctx, pe), op, width, value, cond);
 }
 
 /* One blocking family member, with and without ctx. */

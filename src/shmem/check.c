@@ -65,6 +65,13 @@ void pg_check_ctx(const char *call, shmem_ctx_t ctx)
         pg_fatal(call, "argument 'ctx' is SHMEM_CTX_INVALID");
 }
 
+void pg_check_ctx_pe(const char *call, shmem_ctx_t ctx, int pe)
+{
+    if (pe < 0 || pe >= ctx->team->size)
+        pg_fatal(call, "argument 'pe' = %d is out of range [0, %d) of the context's team", pe,
+                 ctx->team->size);
+}
+
 void pg_check_cmp(const char *call, int cmp)
 {
     switch (cmp) {

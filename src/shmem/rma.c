@@ -5,15 +5,17 @@
 static inline void put_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                              size_t len, int pe)
 {
-    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_rma(call, dest, "dest", source, "source", len, pe));
-    pg_put(pg_ctx(ctx), dest, source, len, pe);
+    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
+              pg_check_rma(call, dest, "dest", source, "source", len, pe));
+    pg_put(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
 }
 
 static inline void get_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                              size_t len, int pe)
 {
-    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_rma(call, source, "source", dest, "dest", len, pe));
-    pg_get(pg_ctx(ctx), dest, source, len, pe);
+    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
+              pg_check_rma(call, source, "source", dest, "dest", len, pe));
+    pg_get(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
 }
 
 /* Block-strided transfer of nblocks blocks of bsize elements of elem bytes; the strides dst
@@ -42,11 +44,11 @@ static inline void iput_bytes(const char *call, shmem_ctx_t ctx, void *dest, con
                               size_t nblocks, int pe)
 {
     struct pg_strided shape = block_shape(elem, dst, sst, bsize, nblocks);
-    PG_CHECKS(pg_check_ctx(call, ctx); if (bsize && nblocks) {
+    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe); if (bsize && nblocks) {
         check_block_strides(call, dst, sst, bsize);
         pg_check_rma(call, dest, "dest", source, "source", pg_strided_extent(&shape, 1), pe);
     });
-    pg_put_strided(pg_ctx(ctx), dest, source, &shape, pe);
+    pg_put_strided(pg_ctx(ctx), dest, source, &shape, pg_ctx_pe(ctx, pe));
 }
 
 static inline void iget_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
@@ -54,11 +56,11 @@ static inline void iget_bytes(const char *call, shmem_ctx_t ctx, void *dest, con
                               size_t nblocks, int pe)
 {
     struct pg_strided shape = block_shape(elem, dst, sst, bsize, nblocks);
-    PG_CHECKS(pg_check_ctx(call, ctx); if (bsize && nblocks) {
+    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe); if (bsize && nblocks) {
         check_block_strides(call, dst, sst, bsize);
         pg_check_rma(call, source, "source", dest, "dest", pg_strided_extent(&shape, 0), pe);
     });
-    pg_get_strided(pg_ctx(ctx), dest, source, &shape, pe);
+    pg_get_strided(pg_ctx(ctx), dest, source, &shape, pg_ctx_pe(ctx, pe));
 }
 
 /* A contiguous family NAME (put, get, put_nbi, get_nbi) for one element size. */

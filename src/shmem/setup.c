@@ -18,18 +18,19 @@ static void finalize_at_exit(void)
 
 static void setup_handles(void)
 {
-    pangea_team_world = (struct pangea_team){0, 1, pg_world.npes, pg_world.me};
     /* PEs of my node; on-node PEs reach each other's heap by load/store. Node PEs are
      * contiguous in the world only when the launcher places them so; otherwise SHARED holds
      * just this PE, which the spec allows (it is defined by mutual reachability). */
     int first = pg_world.local_pes[0], contiguous = 1;
     for (int l = 0; l < pg_world.local_size; l++)
         contiguous &= pg_world.local_pes[l] == first + l;
-    if (contiguous)
-        pangea_team_shared =
-            (struct pangea_team){first, 1, pg_world.local_size, pg_world.local_rank};
-    else
-        pangea_team_shared = (struct pangea_team){pg_world.me, 1, 1, 0};
+    pg_team_fini(&pangea_team_world); /* a previous init's layout */
+    pg_team_fini(&pangea_team_shared);
+    if (pg_team_init(&pangea_team_world, 0, 1, pg_world.npes) != 0 ||
+        pg_team_init(&pangea_team_shared, contiguous ? first : pg_world.me, 1,
+                     contiguous ? pg_world.local_size : 1) != 0)
+        pg_fatal("shmem_init", "out of memory for the predefined teams");
+    pangea_team_world.predefined = pangea_team_shared.predefined = 1;
     pg_ctx_init(&pangea_ctx_default, &pangea_team_world, 0);
 }
 

@@ -43,6 +43,14 @@ static inline struct pangea_ctx *pg_ctx(shmem_ctx_t ctx)
     return (struct pangea_ctx *)ctx;
 }
 
+/* The world PE of PE number pe of the context's team (PE arguments are team-relative). */
+static inline int pg_ctx_pe(shmem_ctx_t ctx, int pe)
+{
+    return pg_team_pe(ctx->team, pe);
+}
+/* pe is a PE of the context's team. */
+void pg_check_ctx_pe(const char *call, shmem_ctx_t ctx, int pe);
+
 /* Typed value <-> the bits the AMO engine carries. */
 #define PG_TO_BITS(T, v)                \
     __extension__({                     \

@@ -4,12 +4,13 @@
 static inline void put_signal(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                               size_t len, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_rma(call, dest, "dest", source, "source", len, pe);
+    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
+              pg_check_rma(call, dest, "dest", source, "source", len, pe);
               pg_check_symmetric(call, "sig_addr", sig_addr, sizeof *sig_addr);
               if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD) pg_fatal(
                   call, "argument 'sig_op' = %d is neither SHMEM_SIGNAL_SET nor ADD", sig_op));
     pg_put_signal(pg_ctx(ctx), dest, source, len, sig_addr, signal,
-                  sig_op == SHMEM_SIGNAL_ADD ? PG_SIGNAL_ADD : PG_SIGNAL_SET, pe);
+                  sig_op == SHMEM_SIGNAL_ADD ? PG_SIGNAL_ADD : PG_SIGNAL_SET, pg_ctx_pe(ctx, pe));
 }
 
 #define PG_PUT_SIGNAL(NAME, PTYPE, ELEM)                                                      \
@@ -44,9 +45,10 @@ PG_PUT_SIGNAL(putmem_signal_nbi, void, 1)
 static inline void signal_update(const char *call, shmem_ctx_t ctx, uint64_t *sig_addr,
                                  uint64_t signal, enum pg_amo_op op, int pe)
 {
-    PG_CHECKS(pg_check_init(call); pg_check_ctx(call, ctx); pg_check_pe(call, "pe", pe);
+    PG_CHECKS(pg_check_init(call); pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
+              pg_check_pe(call, "pe", pe);
               pg_check_symmetric(call, "sig_addr", sig_addr, sizeof *sig_addr));
-    pg_amo(pg_ctx(ctx), sig_addr, pe, op, sizeof *sig_addr, signal, 0);
+    pg_amo(pg_ctx(ctx), sig_addr, pg_ctx_pe(ctx, pe), op, sizeof *sig_addr, signal, 0);
 }
 
 void pshmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)

@@ -303,16 +303,24 @@ static inline size_t test_bad_guard(const void *buf, size_t from, size_t to)
     TEST_T_AMO_STD(X)
 
 /* T-RMA: put, get, p, g, iput, iget, ibput, ibget, nbi, put_signal. */
-#define TEST_T_RMA(X)                \
-    X(float, float)                  \
-    X(double, double)                \
-    X(long double, longdouble)       \
-    X(char, char)                    \
-    X(signed char, schar)            \
-    X(short, short)                  \
-    X(int, int)                      \
-    X(long, long)                    \
-    X(long long, longlong)           \
+#define TEST_T_RMA(X)          \
+    X(float, float)            \
+    X(double, double)          \
+    X(long double, longdouble) \
+    X(char, char)              \
+    X(signed char, schar)      \
+    X(short, short)            \
+    X(int, int)                \
+    X(long, long)              \
+    X(long long, longlong)     \
+    TEST_T_RED_BIT(X)          \
+    X(ptrdiff_t, ptrdiff)
+
+/* The SIZE of the putSIZE/getSIZE families, in bits. */
+#define TEST_SIZES(X) X(8) X(16) X(32) X(64) X(128)
+
+/* T-RED-TEAM by operator: AND/OR/XOR, MAX/MIN, SUM/PROD (and the scans). */
+#define TEST_T_RED_BIT(X)            \
     X(unsigned char, uchar)          \
     X(unsigned short, ushort)        \
     X(unsigned int, uint)            \
@@ -326,10 +334,27 @@ static inline size_t test_bad_guard(const void *buf, size_t from, size_t to)
     X(uint16_t, uint16)              \
     X(uint32_t, uint32)              \
     X(uint64_t, uint64)              \
-    X(size_t, size)                  \
-    X(ptrdiff_t, ptrdiff)
+    X(size_t, size)
+#define TEST_T_RED_MINMAX(X) TEST_T_RMA(X) /* the same 24 types */
+#define TEST_T_RED_ARITH(X)      \
+    TEST_T_RED_MINMAX(X)         \
+    X(double _Complex, complexd) \
+    X(float _Complex, complexf)
 
-/* The SIZE of the putSIZE/getSIZE families, in bits. */
-#define TEST_SIZES(X) X(8) X(16) X(32) X(64) X(128)
+/* T-RED-ASET: the deprecated active-set TYPENAME_OP_to_all. */
+#define TEST_T_ASET_BIT(X) \
+    X(short, short)        \
+    X(int, int)            \
+    X(long, long)          \
+    X(long long, longlong)
+#define TEST_T_ASET_MINMAX(X) \
+    TEST_T_ASET_BIT(X)        \
+    X(float, float)           \
+    X(double, double)         \
+    X(long double, longdouble)
+#define TEST_T_ASET_ARITH(X)     \
+    TEST_T_ASET_MINMAX(X)        \
+    X(double _Complex, complexd) \
+    X(float _Complex, complexf)
 
 #endif /* PANGEA_TESTS_CHECK_H */

@@ -1,0 +1,40 @@
+/* coll's internal services: the signal channels between PEs and the symmetric word a PE
+ * publishes for its peers to read. Internal to src/coll. */
+#ifndef PG_COLL_INTERNAL_H
+#define PG_COLL_INTERNAL_H
+
+#include "coll.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Library-internal symmetric memory of the collectives. */
+struct pg_coll_state {
+    uint64_t word; /* a value this PE publishes before a sync (collect sizes, team agreement) */
+    char pad[64 - sizeof(uint64_t)];
+    uint64_t flag[]; /* [npes]: signals received from each PE so far */
+};
+extern struct pg_coll_state *pg_coll_state;
+
+/* Symmetric landing slots for small reductions: slot j (pg_coll_slot_size bytes) receives what
+ * world PE j sends this PE. A sender writes its slot again only after the receiver has
+ * answered, so the slots need no other flow control. */
+extern char *pg_coll_slots;
+extern size_t pg_coll_slot_size;
+
+/* The context the collectives' own transfers use. */
+extern struct pangea_ctx pg_coll_ctx;
+
+/* One more signal to world PE pe, after the stores made so far. */
+void pg_coll_notify(int pe);
+/* len bytes from local src to symmetric dest on world PE pe, then a signal: the receiver sees
+ * the data once it has seen the signal. */
+void pg_coll_put_notify(void *dest, const void *src, size_t len, int pe);
+/* Waits for `count` more signals from world PE pe. */
+void pg_coll_wait(int pe, uint64_t count);
+
+/* A member's copy of the symmetric range [addr, addr+len): a pointer into it when the member
+ * is on my node (or me), else the bytes fetched into tmp. */
+const void *pg_coll_fetch(const void *addr, size_t len, int pe, void *tmp);
+
+#endif

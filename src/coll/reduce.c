@@ -1,0 +1,137 @@
+/* Reductions and scans.
+ *
+ * Small reductions (up to a landing slot): every member sends its source to its node's
+ * leader, the leaders send their node's partial result to the first leader, which combines
+ * them and sends the result back down the same way — the two steps of a barrier.
+ *
+ * Larger ones, and scans: members sync (every source is ready), read each other's sources — in
+ * place on the node, fetched from off the node — and combine them in team order, sync again
+ * (every source has been read, so dest may be written even when it is the source), and write
+ * dest. Large reductions split the elements: each member reduces its share, then sends it to
+ * all (reduce-scatter + allgather). */
+#include "coll_internal.h"
+
+#include "runtime/runtime.h"
+#include "startup/startup.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* acc = the combination of members first..last's source[lo..lo+count), in team order. */
+static void combine_range(struct pangea_team *team, int first, int last, char *acc,
+                          const char *source, size_t count, size_t elem, pg_combine_fn combine,
+                          char *tmp)
+{
+    size_t len = count * elem;
+    for (int j = first; j <= last; j++) {
+        const void *in = pg_coll_fetch(source, len, pg_team_pe(team, j), tmp);
+        if (j == first)
+            memcpy(acc, in, len);
+        else
+            combine(acc, in, count);
+    }
+}
+
+static char *slot_of(int world_pe)
+{
+    return pg_coll_slots + (size_t)world_pe * pg_coll_slot_size;
+}
+
+/* acc (holding my contribution) combined with what each of the members senders[0..n-1]
+ * (team indices) has sent to my slots. */
+static void combine_slots(struct pangea_team *team, const int *senders, int n, char *acc,
+                          size_t count, pg_combine_fn combine)
+{
+    for (int k = 0; k < n; k++) {
+        int pe = pg_team_pe(team, senders[k]);
+        pg_coll_wait(pe, 1);
+        combine(acc, slot_of(pe), count);
+    }
+}
+
+static void reduce_gathered(struct pangea_team *team, void *dest, const void *source, size_t count,
+                            size_t elem, pg_combine_fn combine)
+{
+    size_t len = count * elem;
+    int leader = pg_team_pe(team, team->local[0]), me = pg_world.me;
+    if (me != leader) {
+        pg_coll_put_notify(slot_of(me), source, len, leader);
+        pg_coll_wait(leader, 1); /* the result, in dest */
+        return;
+    }
+    char *acc = malloc(len);
+    if (!acc)
+        pg_fatal("reduction", "out of memory for %zu bytes of partial results", len);
+    memcpy(acc, source, len);
+    combine_slots(team, team->local + 1, team->nlocal - 1, acc, count, combine);
+    int first = pg_team_pe(team, team->leaders[0]);
+    if (me != first) {
+        pg_coll_put_notify(slot_of(me), acc, len, first);
+        pg_coll_wait(first, 1);
+    } else {
+        combine_slots(team, team->leaders + 1, team->nleaders - 1, acc, count, combine);
+        memcpy(dest, acc, len);
+        for (int k = 1; k < team->nleaders; k++)
+            pg_coll_put_notify(dest, acc, len, pg_team_pe(team, team->leaders[k]));
+    }
+    for (int l = 1; l < team->nlocal; l++)
+        pg_coll_put_notify(dest, dest, len, pg_team_pe(team, team->local[l]));
+    free(acc);
+}
+
+void pg_coll_reduce(struct pangea_team *team, void *dest, const void *source, size_t count,
+                    size_t elem, pg_combine_fn combine)
+{
+    size_t bytes = count * elem;
+    int n = team->size, me = team->my_pe;
+    if (bytes == 0)
+        return;
+    if (n == 1) {
+        memmove(dest, source, bytes);
+        return;
+    }
+    if (bytes <= pg_coll_slot_size) {
+        reduce_gathered(team, dest, source, count, elem, combine);
+        return;
+    }
+    int split = bytes > (size_t)pg_cfg.coll_reduce_split && count >= (size_t)n;
+    size_t lo = split ? count * (size_t)me / (size_t)n : 0;
+    size_t hi = split ? count * (size_t)(me + 1) / (size_t)n : count;
+    size_t len = (hi - lo) * elem;
+    char *acc = malloc(2 * len + 1);
+    if (!acc)
+        pg_fatal("reduction", "out of memory for %zu bytes of partial results", 2 * len);
+    pg_team_sync(team);
+    combine_range(team, 0, n - 1, acc, (const char *)source + lo * elem, hi - lo, elem, combine,
+                  acc + len);
+    pg_team_sync(team);
+    char *mine = (char *)dest + lo * elem;
+    memcpy(mine, acc, len);
+    if (split) {
+        for (int s = 1; s < n; s++)
+            pg_coll_put_notify(mine, acc, len, pg_team_pe(team, (me + s) % n));
+        for (int s = 1; s < n; s++)
+            pg_coll_wait(pg_team_pe(team, (me - s + n) % n), 1);
+    }
+    free(acc);
+}
+
+void pg_coll_scan(struct pangea_team *team, void *dest, const void *source, size_t count,
+                  size_t elem, pg_combine_fn combine, int inclusive)
+{
+    size_t bytes = count * elem;
+    if (bytes == 0)
+        return;
+    char *acc = malloc(2 * bytes);
+    if (!acc)
+        pg_fatal("scan", "out of memory for %zu bytes of partial results", 2 * bytes);
+    int last = inclusive ? team->my_pe : team->my_pe - 1;
+    pg_team_sync(team);
+    if (last < 0)
+        memset(acc, 0, bytes);
+    else
+        combine_range(team, 0, last, acc, source, count, elem, combine, acc + bytes);
+    pg_team_sync(team);
+    memcpy(dest, acc, bytes);
+    free(acc);
+}

@@ -1,0 +1,248 @@
+/* Teams (spec §9.4), team_ptr (§9.1), contexts (§9.5) and sessions (§9.9). */
+#include "shmem_internal.h"
+
+#include <stdlib.h>
+
+/* ---- Teams ---------------------------------------------------------------------------------- */
+
+int pshmem_team_my_pe(shmem_team_t team)
+{
+    return team == SHMEM_TEAM_INVALID ? -1 : team->my_pe;
+}
+PG_ALIAS(shmem_team_my_pe)
+
+int pshmem_team_n_pes(shmem_team_t team)
+{
+    return team == SHMEM_TEAM_INVALID ? -1 : team->size;
+}
+PG_ALIAS(shmem_team_n_pes)
+
+int pshmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
+{
+    const char *call = "shmem_team_get_config";
+    PG_CHECKS(pg_check_init(call); if (config_mask & ~SHMEM_TEAM_NUM_CONTEXTS) pg_fatal(
+                  call, "argument 'config_mask' = %#lx has bits other than SHMEM_TEAM_NUM_CONTEXTS",
+                  config_mask));
+    if (team == SHMEM_TEAM_INVALID || (config_mask && !config))
+        return -1;
+    if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
+        config->num_contexts = team->num_contexts;
+    return 0;
+}
+PG_ALIAS(shmem_team_get_config)
+
+int pshmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
+{
+    if (src_team == SHMEM_TEAM_INVALID || dest_team == SHMEM_TEAM_INVALID || src_pe < 0 ||
+        src_pe >= src_team->size)
+        return -1;
+    return pg_team_index(dest_team, pg_team_pe(src_team, src_pe));
+}
+PG_ALIAS(shmem_team_translate_pe)
+
+void *pshmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+{
+    if (team == SHMEM_TEAM_INVALID || pe < 0 || pe >= team->size)
+        return NULL;
+    return pg_mem_peer_ptr(dest, pg_team_pe(team, pe));
+}
+PG_ALIAS(shmem_team_ptr)
+
+/* A strided triplet of parent indices: 0, or -1 after saying why under SHMEM_DEBUG (the
+ * arguments are the same on every parent PE, so all of them fail alike). */
+static int check_triplet(const char *call, shmem_team_t parent, int start, int stride, int size)
+{
+    const char *why = NULL;
+    long long last = start + (long long)(size - 1) * stride;
+    if (size <= 0)
+        why = "'size' must be positive";
+    else if (stride == 0 && size != 1)
+        why = "'stride' = 0 requires 'size' = 1";
+    else if (start < 0 || start >= parent->size)
+        why = "'start' is not a PE of the parent team";
+    else if (last < 0 || last >= parent->size)
+        why = "the last PE, start + (size-1)*stride, is outside the parent team";
+    if (why && pg_checking())
+        pg_fatal(call, "start %d, stride %d, size %d over a parent team of %d PEs: %s", start,
+                 stride, size, parent->size, why);
+    return why ? -1 : 0;
+}
+
+static void apply_config(shmem_team_t team, const shmem_team_config_t *config, long mask)
+{
+    if (team && config && (mask & SHMEM_TEAM_NUM_CONTEXTS))
+        team->num_contexts = config->num_contexts;
+}
+
+static void check_parent(const char *call, shmem_team_t parent)
+{
+    pg_check_init(call);
+    if (parent != SHMEM_TEAM_INVALID && parent->my_pe < 0)
+        pg_fatal(call, "the calling PE is not a member of 'parent_team'");
+}
+
+int pshmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                              const shmem_team_config_t *config, long config_mask,
+                              shmem_team_t *new_team)
+{
+    const char *call = "shmem_team_split_strided";
+    PG_CHECKS(check_parent(call, parent_team);
+              if (!new_team) pg_fatal(call, "argument 'new_team' is NULL"));
+    *new_team = SHMEM_TEAM_INVALID;
+    if (parent_team == SHMEM_TEAM_INVALID ||
+        check_triplet(call, parent_team, start, stride, size) != 0)
+        return -1;
+    struct pangea_team *team;
+    if (pg_team_split(parent_team, start, stride, size, &team) != 0)
+        return -1;
+    apply_config(team, config, config_mask);
+    *new_team = team;
+    return 0;
+}
+PG_ALIAS(shmem_team_split_strided)
+
+int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
+                         const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                         shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                         long yaxis_mask, shmem_team_t *yaxis_team)
+{
+    const char *call = "shmem_team_split_2d";
+    PG_CHECKS(check_parent(call, parent_team); if (!xaxis_team || !yaxis_team)
+                  pg_fatal(call, "argument 'xaxis_team' or 'yaxis_team' is NULL"));
+    *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+    if (parent_team == SHMEM_TEAM_INVALID)
+        return -1;
+    if (xrange <= 0) {
+        PG_CHECKS(pg_fatal(call, "argument 'xrange' = %d must be positive", xrange));
+        return -1;
+    }
+    int n = parent_team->size, me = parent_team->my_pe;
+    if (xrange > n)
+        xrange = n;
+    /* Rows of xrange consecutive parent PEs (the last may be short); columns stride xrange. */
+    int row = me / xrange, col = me % xrange;
+    int xsize = n - row * xrange < xrange ? n - row * xrange : xrange;
+    int ysize = (n - col + xrange - 1) / xrange;
+    struct pangea_team *x, *y;
+    if (pg_team_split(parent_team, row * xrange, 1, xsize, &x) != 0)
+        return -1;
+    if (pg_team_split(parent_team, col, xrange, ysize, &y) != 0) {
+        pg_team_destroy(x);
+        return -1;
+    }
+    apply_config(x, xaxis_config, xaxis_mask);
+    apply_config(y, yaxis_config, yaxis_mask);
+    *xaxis_team = x;
+    *yaxis_team = y;
+    return 0;
+}
+PG_ALIAS(shmem_team_split_2d)
+
+/* ---- Contexts ------------------------------------------------------------------------------- */
+
+/* A context created by the program: the engine's context, linked into the list that team
+ * destruction walks. */
+struct shmem_context {
+    struct pangea_ctx engine; /* first: shmem_ctx_t points here */
+    struct shmem_context *next;
+};
+static struct shmem_context *contexts;
+
+static void destroy_context(struct shmem_context *c)
+{
+    struct shmem_context **link = &contexts;
+    while (*link != c)
+        link = &(*link)->next;
+    *link = c->next;
+    pg_ctx_fini(&c->engine); /* completes what is outstanding on it */
+    free(c);
+}
+
+void pshmem_team_destroy(shmem_team_t team)
+{
+    if (team == SHMEM_TEAM_INVALID)
+        return;
+    if (team->predefined)
+        pg_fatal("shmem_team_destroy", "SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be "
+                                       "destroyed");
+    /* The team's contexts go with it (the program must have destroyed its private ones). */
+    for (struct shmem_context *c = contexts, *next; c; c = next) {
+        next = c->next;
+        if (c->engine.team == team)
+            destroy_context(c);
+    }
+    pg_team_destroy(team);
+}
+PG_ALIAS(shmem_team_destroy)
+
+#define CTX_OPTIONS (SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE)
+
+int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
+{
+    const char *call = "shmem_team_create_ctx";
+    PG_CHECKS(pg_check_init(call); if (!ctx) pg_fatal(call, "argument 'ctx' is NULL");
+              if (options & ~CTX_OPTIONS)
+                  pg_fatal(call, "argument 'options' = %#lx has bits other than SHMEM_CTX_ options",
+                           options));
+    *ctx = SHMEM_CTX_INVALID;
+    if (team == SHMEM_TEAM_INVALID || (options & ~CTX_OPTIONS))
+        return -1;
+    struct shmem_context *c = malloc(sizeof *c);
+    if (!c)
+        return -1;
+    pg_ctx_init(&c->engine, team, options);
+    c->next = contexts;
+    contexts = c;
+    *ctx = &c->engine;
+    return 0;
+}
+PG_ALIAS(shmem_team_create_ctx)
+
+int pshmem_ctx_create(long options, shmem_ctx_t *ctx)
+{
+    return pshmem_team_create_ctx(SHMEM_TEAM_WORLD, options, ctx);
+}
+PG_ALIAS(shmem_ctx_create)
+
+void pshmem_ctx_destroy(shmem_ctx_t ctx)
+{
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
+    if (ctx == SHMEM_CTX_DEFAULT)
+        pg_fatal("shmem_ctx_destroy", "SHMEM_CTX_DEFAULT cannot be destroyed");
+    destroy_context((struct shmem_context *)ctx);
+}
+PG_ALIAS(shmem_ctx_destroy)
+
+int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
+{
+    if (!team)
+        return -1;
+    *team = ctx == SHMEM_CTX_INVALID ? SHMEM_TEAM_INVALID : ctx->team;
+    return ctx == SHMEM_CTX_INVALID ? -1 : 0;
+}
+PG_ALIAS(shmem_ctx_get_team)
+
+/* Sessions are a batching hint (spec §9.9): completion and ordering do not change, and the
+ * engine already sends every operation at once, so only the arguments are checked. */
+void pshmem_ctx_session_start(shmem_ctx_t ctx, long options,
+                              const shmem_ctx_session_config_t *config, long config_mask)
+{
+    const char *call = "shmem_ctx_session_start";
+    PG_CHECKS(
+        pg_check_init(call); if (options & ~SHMEM_CTX_SESSION_BATCH) pg_fatal(
+            call, "argument 'options' = %#lx has bits other than SHMEM_CTX_SESSION_BATCH", options);
+        if (config_mask & ~SHMEM_CTX_SESSION_TOTAL_OPS) pg_fatal(
+            call, "argument 'config_mask' = %#lx has bits other than SHMEM_CTX_SESSION_TOTAL_OPS",
+            config_mask);
+        if (config_mask && !config)
+            pg_fatal(call, "argument 'config' is NULL with a non-zero 'config_mask'"));
+    (void)ctx;
+}
+PG_ALIAS(shmem_ctx_session_start)
+
+void pshmem_ctx_session_stop(shmem_ctx_t ctx)
+{
+    (void)ctx;
+}
+PG_ALIAS(shmem_ctx_session_stop)
