@@ -33,6 +33,7 @@ PROG_CFLAGS = $(PROG_STD) -O2 -g $(WARN) $(SAN) -pthread -Iinclude -Itests/commo
 PROG_LIBS   = -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -lpangea $(MPI_LIBS) -lm
 
 SHMEM_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/shmem/*.c))
+ARMCI_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/armci/*.c))
 UNIT_TESTS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/*.c tests/engine/*.c))
 CXX_TESTS   := $(patsubst tests/%.cpp,$(BUILD)/tests/%,$(wildcard tests/unit/*.cpp))
 EXAMPLES    := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
@@ -74,9 +75,13 @@ $(BUILD)/bin/pangea-info: tools/pangea-info.c $(STLIB)
 	$(CC) $(CFLAGS_LIB) -DPG_BUILD_CC='"$(CC)"' -DPG_BUILD_FLAGS='"$(OPT) $(SAN)"' $< -o $@ \
 	    $(STLIB) $(LDLIBS_LIB)
 
-tests: $(SHMEM_TESTS) $(UNIT_TESTS) $(CXX_TESTS)
+tests: $(SHMEM_TESTS) $(ARMCI_TESTS) $(UNIT_TESTS) $(CXX_TESTS)
 
 $(BUILD)/tests/shmem/%: tests/shmem/%.c $(SHLIB) $(wildcard tests/common/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LIBS)
+
+$(BUILD)/tests/armci/%: tests/armci/%.c $(SHLIB) $(HEADERS) $(wildcard tests/common/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LIBS)
 

@@ -29,7 +29,10 @@
       "Microseconds the node's data server keeps polling after a request before it sleeps")   \
     X(static_map, BOOL, "PANGEA_STATIC_MAP", "1",                                             \
       "Map the program's static data into on-node peers so put/get/AMO on globals are "       \
-      "load/store (0: static data is not remotely accessible)")
+      "load/store (0: static data is not remotely accessible)")                               \
+    X(armci_group_heap, SIZE, "PANGEA_ARMCI_GROUP_HEAP", "32M",                               \
+      "Bytes of the symmetric heap ARMCI_Init sets aside for ARMCI_Malloc_group over a "      \
+      "subset of the processes (at most a quarter of the heap)")
 
 #define PG_OVERSUBSCRIBED_SPIN_COUNT 50
 
