@@ -46,10 +46,12 @@ void pg_mpi_interop_init(void)
     MPI_Comm_dup(MPI_COMM_WORLD, &world);
     group_from_comm(&pg_armci_world_group, world);
     have_default = 0;
+    pg_msg_scopes_init();
 }
 
 void pg_mpi_interop_fini(void)
 {
+    pg_msg_scopes_fini();
     ARMCI_Group_free(&pg_armci_world_group);
     have_default = 0;
 }

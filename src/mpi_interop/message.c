@@ -50,8 +50,44 @@ static MPI_Comm world_comm(void)
 
 /* ---- Scopes --------------------------------------------------------------------------------- */
 
-/* The communicator of a scope within a group (the world group for the plain forms). NODE and
- * MASTERS are split from it for the call: *owned is set when the caller must free it. */
+/* The node and node-master communicators of the world group, made once by
+ * pg_mpi_interop_init (collectively) since the plain armci_msg_* forms use them most. */
+static MPI_Comm world_node_comm = MPI_COMM_NULL, world_masters_comm = MPI_COMM_NULL;
+
+void pg_msg_scopes_init(void)
+{
+    MPI_Comm world = pg_armci_world_group.comm;
+    MPI_Comm_split(world, pg_world.node, pg_world.me, &world_node_comm);
+    MPI_Comm_split(world, pg_world.local_rank == 0 ? 0 : MPI_UNDEFINED, pg_world.me,
+                   &world_masters_comm);
+}
+
+void pg_msg_scopes_fini(void)
+{
+    MPI_Comm_free(&world_node_comm);
+    if (world_masters_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&world_masters_comm);
+}
+
+/* The group ranks in a scope, in rank order: the members on my node (NODE), or the first
+ * member of every node (MASTERS). Computed locally: only the scope's processes call, so
+ * forming its communicator must not need the others (MPI_Comm_create_group). */
+static int scope_members(int scope, const ARMCI_Group *group, int *ranks)
+{
+    int n = 0;
+    for (int r = 0; r < group->size; r++) {
+        int node = pg_world.node_of[group->grp_to_abs[r]], first = 1;
+        for (int q = 0; q < r && first; q++)
+            first = pg_world.node_of[group->grp_to_abs[q]] != node;
+        if (scope == SCOPE_NODE ? node == pg_world.node : first)
+            ranks[n++] = r;
+    }
+    return n;
+}
+
+/* The communicator of a scope within a group (the world group for the plain forms). For a
+ * group other than the world, NODE and MASTERS are formed for the call: *owned is then set
+ * and the caller frees it. */
 static MPI_Comm scope_comm(const char *call, int scope, ARMCI_Group *group, int *owned)
 {
     pg_group_check_member(call, group);
@@ -61,23 +97,33 @@ static MPI_Comm scope_comm(const char *call, int scope, ARMCI_Group *group, int 
     if (scope != SCOPE_NODE && scope != SCOPE_MASTERS)
         pg_fatal(call, "argument 'scope' = %d is not SCOPE_ALL, SCOPE_NODE or SCOPE_MASTERS",
                  scope);
-    MPI_Comm node, masters;
-    MPI_Comm_split(group->comm, pg_world.node, group->rank, &node);
-    if (scope == SCOPE_NODE) {
-        *owned = 1;
-        return node;
-    }
-    int node_rank;
-    MPI_Comm_rank(node, &node_rank);
-    MPI_Comm_free(&node);
-    MPI_Comm_split(group->comm, node_rank == 0 ? 0 : MPI_UNDEFINED, group->rank, &masters);
-    if (masters == MPI_COMM_NULL)
+    int *ranks = malloc((size_t)group->size * sizeof(int));
+    if (!ranks)
+        pg_fatal(call, "out of memory");
+    int n = scope_members(scope, group, ranks), member = 0;
+    for (int i = 0; i < n; i++)
+        member |= ranks[i] == group->rank;
+    if (!member) {
+        free(ranks);
         pg_fatal(call,
                  "SCOPE_MASTERS: process %d is not the master of its node, so it takes "
                  "no part",
                  pg_world.me);
-    *owned = 1;
-    return masters;
+    }
+    MPI_Comm comm;
+    if (group->comm == pg_armci_world_group.comm) {
+        comm = scope == SCOPE_NODE ? world_node_comm : world_masters_comm;
+    } else {
+        MPI_Group all, sub;
+        MPI_Comm_group(group->comm, &all);
+        MPI_Group_incl(all, n, ranks, &sub);
+        MPI_Comm_create_group(group->comm, sub, scope, &comm);
+        MPI_Group_free(&sub);
+        MPI_Group_free(&all);
+        *owned = 1;
+    }
+    free(ranks);
+    return comm;
 }
 
 static void release_comm(MPI_Comm *comm, int owned)
@@ -438,16 +484,19 @@ void armci_msg_bintree(int scope, int *Root, int *Up, int *Left, int *Right)
     MPI_Group group, world;
     MPI_Comm_group(comm, &group);
     MPI_Comm_group(MPI_COMM_WORLD, &world);
-    for (int i = 0; i < 4; i++)
+    int ids[4];
+    for (int i = 0; i < 4; i++) {
+        ids[i] = -1;
         if (tree[i] >= 0)
-            MPI_Group_translate_ranks(group, 1, &tree[i], world, &tree[i]);
+            MPI_Group_translate_ranks(group, 1, &tree[i], world, &ids[i]);
+    }
     MPI_Group_free(&group);
     MPI_Group_free(&world);
     release_comm(&comm, owned);
-    *Root = tree[0];
-    *Up = tree[1];
-    *Left = tree[2];
-    *Right = tree[3];
+    *Root = ids[0];
+    *Up = ids[1];
+    *Left = ids[2];
+    *Right = ids[3];
 }
 
 /* ---- Utilities ------------------------------------------------------------------------------ */

@@ -22,6 +22,11 @@ int pg_group_is_world(const ARMCI_Group *group);
 /* Checks that I belong to group (a collective call over it); names call in the error. */
 void pg_group_check_member(const char *call, const ARMCI_Group *group);
 
+/* The node and node-master communicators of the armci_msg_* scopes (collective; called by
+ * pg_mpi_interop_init/fini). */
+void pg_msg_scopes_init(void);
+void pg_msg_scopes_fini(void);
+
 /* MPI datatype of an armci_type_e (ARMCI_INT..ARMCI_DOUBLE), or MPI_DATATYPE_NULL. */
 MPI_Datatype pg_msg_datatype(int type);
 

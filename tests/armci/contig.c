@@ -140,13 +140,7 @@ int main(int argc, char **argv)
     ARMCI_Copy(src, back, 100);
     CHECK(memcmp(src, back, 100) == 0, "ARMCI_Copy");
 
-    ARMCI_Barrier();
     ARMCI_Free_local(src);
     free(back);
-    ARMCI_Free(base[me]);
-    free(base);
-    int rc = check_finish();
-    ARMCI_Finalize();
-    MPI_Finalize();
-    return rc;
+    return test_end(base);
 }

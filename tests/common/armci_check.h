@@ -71,6 +71,20 @@ static inline int check_report_(const char *file)
 /* Collective; call before ARMCI_Finalize. */
 #define check_finish() check_report_(__FILE__)
 
+/* The usual end of a test whose memory is one ARMCI_Malloc block (base, from malloc):
+ * free it, report, finalize ARMCI and MPI. Returns the exit code. */
+static inline int test_end_(const char *file, void **base)
+{
+    ARMCI_Barrier();
+    ARMCI_Free(base[check_me_()]);
+    free(base);
+    int rc = check_report_(file);
+    ARMCI_Finalize();
+    MPI_Finalize();
+    return rc;
+}
+#define test_end(base) test_end_(__FILE__, base)
+
 /* Guard bytes around the regions a test writes: every one must survive. */
 #define TEST_GUARD_BYTE(k) ((unsigned char)(0xA5 ^ (k)))
 static inline void test_fill_guard(void *buf, size_t n)
