@@ -233,16 +233,18 @@ int armci_sameclusnode(int proc)
     return ARMCI_Same_node(proc);
 }
 
-/* Processes of a node map each other's segments: ARMCI memory is shared memory there. */
+/* ARMCI-MPI's answer, on which Global Arrays relies: the addresses ARMCI_Malloc returns for
+ * other processes are theirs, not loadable here, so callers must not access them directly
+ * (Pangea maps node peers' memory, but at other addresses; the transfers use that mapping). */
 int ARMCI_Uses_shm(void)
 {
-    return 1;
+    return 0;
 }
 
 int ARMCI_Uses_shm_grp(ARMCI_Group *group)
 {
     pg_group_check_member("ARMCI_Uses_shm_grp", group);
-    return 1;
+    return 0;
 }
 
 /* ---- Argument checks ------------------------------------------------------------------------ */
