@@ -33,16 +33,32 @@ PROG_CFLAGS = $(PROG_STD) -O2 -g $(WARN) $(SAN) -pthread -Iinclude -Itests/commo
 PROG_LIBS   = -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -lpangea $(MPI_LIBS) -lm
 
 SHMEM_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/shmem/*.c))
+ARMCI_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/armci/*.c))
 UNIT_TESTS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/*.c tests/engine/*.c))
 CXX_TESTS   := $(patsubst tests/%.cpp,$(BUILD)/tests/%,$(wildcard tests/unit/*.cpp))
 EXAMPLES    := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+
+# ARMCI binary compatibility, built when Debian's packages are there (tools/install-deps.sh):
+# tests/armci programs compiled against Debian's ARMCI-MPI header instead of ours, and
+# Global Arrays programs linked with Debian's prebuilt libga-mpich.a; both link Pangea's
+# libarmci.
+DEBIAN_ARMCI_H := $(wildcard /usr/include/armci.h)
+GA_LIBS     := -lga-mpich -lscalapack-mpich -llapack -lblas -lgfortran
+HAVE_GA     := $(filter-out libga-mpich.a,$(shell $(CC) -print-file-name=libga-mpich.a))
+COMPAT_TESTS := $(if $(DEBIAN_ARMCI_H),$(patsubst %,$(BUILD)/tests/debian/%,contig strided acc_contention)) \
+               $(if $(HAVE_GA),$(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/ga/*.c)))
+ARMCI_LINK  := $(BUILD)/lib/libarmci.so
 BENCHES     := $(patsubst perf/%.c,$(BUILD)/perf/%,$(wildcard perf/*.c))
 
 .PHONY: all lib tools tests examples bench check check-install install demo deps format clean
 
 all: lib tools
 
-lib: $(SHLIB) $(STLIB)
+lib: $(SHLIB) $(STLIB) $(ARMCI_LINK)
+
+# -larmci (Global Arrays' --with-armci) finds Pangea under the ARMCI name.
+$(ARMCI_LINK): $(SHLIB)
+	ln -sf libpangea.so $@
 tools: $(TOOLS)
 
 $(BUILD)/obj/%.o: %.c $(HEADERS) $(wildcard src/*/*.h)
@@ -74,11 +90,28 @@ $(BUILD)/bin/pangea-info: tools/pangea-info.c $(STLIB)
 	$(CC) $(CFLAGS_LIB) -DPG_BUILD_CC='"$(CC)"' -DPG_BUILD_FLAGS='"$(OPT) $(SAN)"' $< -o $@ \
 	    $(STLIB) $(LDLIBS_LIB)
 
-tests: $(SHMEM_TESTS) $(UNIT_TESTS) $(CXX_TESTS)
+tests: $(SHMEM_TESTS) $(ARMCI_TESTS) $(COMPAT_TESTS) $(UNIT_TESTS) $(CXX_TESTS)
 
 $(BUILD)/tests/shmem/%: tests/shmem/%.c $(SHLIB) $(wildcard tests/common/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LIBS)
+
+$(BUILD)/tests/armci/%: tests/armci/%.c $(SHLIB) $(HEADERS) $(wildcard tests/common/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LIBS)
+
+# No -Iinclude: <armci.h> is Debian's; the forced include fails the build if it is not.
+$(BUILD)/tests/debian/%: tests/armci/%.c $(SHLIB) $(wildcard tests/common/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_STD) -O2 -g $(WARN) $(SAN) -pthread -Itests/common $(MPI_CFLAGS) \
+	    -include tests/common/debian_armci.h $< -o $@ $(PROG_LIBS)
+
+# Linked with -larmci, which must resolve to Pangea (not Debian's libarmci in the system path).
+$(BUILD)/tests/ga/%: tests/ga/%.c $(ARMCI_LINK)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_STD) -O2 -g $(WARN) $(SAN) -pthread $(MPI_CFLAGS) $< -o $@ \
+	    -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) $(GA_LIBS) -larmci $(MPI_LIBS) -lm
+	@ldd $@ | grep -q libpangea || { echo "$@: -larmci did not resolve to Pangea"; rm -f $@; exit 1; }
 
 # The header checks compile as strict ISO C (C99 for the _c99 one: no _Generic).
 $(BUILD)/tests/unit/header_%: PROG_STD = -std=c11 -pedantic

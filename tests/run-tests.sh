@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Runs the multi-PE tests of tests/tests.list under oshrun, one line of the list at a time.
+# NAME is a test of tests/shmem; DIR/NAME one of tests/DIR (armci/contig, unit/size_grammar).
 #
 #   tests/run-tests.sh [BUILD_DIR [REGEX]]
 #

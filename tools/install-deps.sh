@@ -2,8 +2,10 @@
 # The Debian 12 packages Pangea builds, tests and runs with. As root, installs what is
 # missing; otherwise prints the exact apt-get line and fails.
 set -e
+# libarmci-mpi-dev, libglobalarrays-dev, libscalapack-mpich-dev: the ARMCI binary-compatibility
+# tests and the ARMCI benchmark's reference build (Debian's ARMCI-MPI and prebuilt Global Arrays).
 packages="build-essential pkg-config mpich libmpich-dev libfabric-dev libfabric-bin libhwloc-dev
-clang iproute2"
+clang iproute2 libarmci-mpi-dev libglobalarrays-dev libscalapack-mpich-dev"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
@@ -19,3 +21,7 @@ echo "pangea: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >/dev/null
 apt-get install -y -q $missing >/dev/null
+# Global Arrays' packages pull in Open MPI, whose alternatives outrank MPICH's: mpicc and
+# mpiexec must stay MPICH's (Pangea and Debian's libga-mpich are built with it).
+update-alternatives --set mpi /usr/bin/mpicc.mpich >/dev/null
+update-alternatives --set mpirun /usr/bin/mpirun.mpich >/dev/null

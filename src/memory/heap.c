@@ -1,4 +1,4 @@
-/* The symmetric heap allocator: first fit over an address-ordered table of blocks kept
+/* The heap allocator: first fit over an address-ordered table of blocks kept
  * outside the heap (so a user overrun cannot corrupt it, and checks can find any object's
  * bounds). Freed blocks merge with free neighbours, so the heap never fragments for good. */
 #include "memory.h"
@@ -10,62 +10,71 @@
 
 #define PG_HEAP_MIN_ALIGN 64 /* a cache line: no false sharing between objects */
 
-struct block {
+struct pg_arena_block {
     size_t off, len;
     size_t requested; /* what the program asked for: the object's bounds for checks */
     int used;
 };
 
-static char *heap_base;
-static size_t heap_size;
-static struct block *blocks;
-static size_t nblocks, capacity;
+/* The symmetric heap is one arena; a front-end may run others over memory carved from it. */
+static struct pg_arena sym_heap;
+
+void pg_arena_setup(struct pg_arena *a, char *base, size_t size)
+{
+    a->base = base;
+    a->size = size;
+    free(a->blocks);
+    a->capacity = 64;
+    a->blocks = malloc(a->capacity * sizeof *a->blocks);
+    if (!a->blocks)
+        pg_fatal("shmem_init", "out of memory for the heap table");
+    a->blocks[0] = (struct pg_arena_block){0, size, 0, 0};
+    a->nblocks = 1;
+}
+
+void pg_arena_release(struct pg_arena *a)
+{
+    free(a->blocks);
+    memset(a, 0, sizeof *a);
+}
 
 void pg_heap_setup(char *base, size_t size)
 {
-    heap_base = base;
-    heap_size = size;
-    free(blocks);
-    capacity = 64;
-    blocks = malloc(capacity * sizeof *blocks);
-    if (!blocks)
-        pg_fatal("shmem_init", "out of memory for the heap table");
-    blocks[0] = (struct block){0, size, 0, 0};
-    nblocks = 1;
+    pg_arena_setup(&sym_heap, base, size);
 }
 
 size_t pg_heap_capacity(void)
 {
-    return heap_size;
+    return sym_heap.size;
 }
 
-static void insert_block(size_t at, struct block b)
+static void insert_block(struct pg_arena *a, size_t at, struct pg_arena_block b)
 {
-    if (nblocks == capacity) {
-        struct block *grown = realloc(blocks, 2 * capacity * sizeof *blocks);
+    if (a->nblocks == a->capacity) {
+        struct pg_arena_block *grown = realloc(a->blocks, 2 * a->capacity * sizeof *a->blocks);
         if (!grown)
             pg_fatal("shmem_malloc", "out of memory for the heap table");
-        blocks = grown;
-        capacity *= 2;
+        a->blocks = grown;
+        a->capacity *= 2;
     }
-    memmove(&blocks[at + 1], &blocks[at], (nblocks - at) * sizeof *blocks);
-    blocks[at] = b;
-    nblocks++;
+    memmove(&a->blocks[at + 1], &a->blocks[at], (a->nblocks - at) * sizeof *a->blocks);
+    a->blocks[at] = b;
+    a->nblocks++;
 }
 
-static void remove_block(size_t at)
+static void remove_block(struct pg_arena *a, size_t at)
 {
-    memmove(&blocks[at], &blocks[at + 1], (nblocks - at - 1) * sizeof *blocks);
-    nblocks--;
+    memmove(&a->blocks[at], &a->blocks[at + 1], (a->nblocks - at - 1) * sizeof *a->blocks);
+    a->nblocks--;
 }
 
-/* Index of the block containing offset off (blocks tile the heap). */
-static size_t find_block(size_t off)
+/* Index of the block containing offset off (blocks tile the arena). */
+static size_t find_block(const struct pg_arena *a, size_t off)
 {
-    size_t lo = 0, hi = nblocks;
+    size_t lo = 0, hi = a->nblocks;
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
-        if (blocks[mid].off <= off)
+        if (a->blocks[mid].off <= off)
             lo = mid;
         else
             hi = mid;
@@ -74,127 +83,144 @@ static size_t find_block(size_t off)
 }
 
 /* Merge block i with a free successor, and a free predecessor with block i. */
-static void coalesce(size_t i)
+static void coalesce(struct pg_arena *a, size_t i)
 {
-    if (i + 1 < nblocks && !blocks[i + 1].used) {
-        blocks[i].len += blocks[i + 1].len;
-        remove_block(i + 1);
+    if (i + 1 < a->nblocks && !a->blocks[i + 1].used) {
+        a->blocks[i].len += a->blocks[i + 1].len;
+        remove_block(a, i + 1);
     }
-    if (i > 0 && !blocks[i - 1].used) {
-        blocks[i - 1].len += blocks[i].len;
-        remove_block(i);
+    if (i > 0 && !a->blocks[i - 1].used) {
+        a->blocks[i - 1].len += a->blocks[i].len;
+        remove_block(a, i);
     }
 }
 
-void *pg_heap_alloc(size_t alignment, size_t size)
+void *pg_arena_alloc(struct pg_arena *a, size_t alignment, size_t size)
 {
     if (alignment < PG_HEAP_MIN_ALIGN)
         alignment = PG_HEAP_MIN_ALIGN;
-    if (size > heap_size || alignment > PG_HEAP_MAX_ALIGN)
+    if (size > a->size || alignment > PG_HEAP_MAX_ALIGN)
         return NULL;
     size_t requested = size;
     size = (size + PG_HEAP_MIN_ALIGN - 1) & ~(size_t)(PG_HEAP_MIN_ALIGN - 1);
-    for (size_t i = 0; i < nblocks; i++) {
-        struct block b = blocks[i];
+    for (size_t i = 0; i < a->nblocks; i++) {
+        struct pg_arena_block b = a->blocks[i];
         if (b.used)
             continue;
         /* The heap base is PG_HEAP_MAX_ALIGN-aligned on every PE: aligned addresses are
          * aligned offsets, the same on all PEs. */
-        uintptr_t addr = (uintptr_t)(heap_base + b.off);
+        uintptr_t addr = (uintptr_t)(a->base + b.off);
         size_t pad = (size_t)((alignment - addr % alignment) % alignment);
         if (pad > b.len || b.len - pad < size)
             continue;
         size_t at = i;
         if (pad) {
-            blocks[at].len = pad;
-            insert_block(++at, (struct block){b.off + pad, b.len - pad, 0, 0});
+            a->blocks[at].len = pad;
+            insert_block(a, ++at, (struct pg_arena_block){b.off + pad, b.len - pad, 0, 0});
         }
-        size_t rest = blocks[at].len - size;
-        blocks[at].len = size;
-        blocks[at].used = 1;
-        blocks[at].requested = requested;
+        size_t rest = a->blocks[at].len - size;
+        a->blocks[at].len = size;
+        a->blocks[at].used = 1;
+        a->blocks[at].requested = requested;
         if (rest)
-            insert_block(at + 1, (struct block){blocks[at].off + size, rest, 0, 0});
-        return heap_base + blocks[at].off;
+            insert_block(a, at + 1, (struct pg_arena_block){a->blocks[at].off + size, rest, 0, 0});
+        return a->base + a->blocks[at].off;
     }
     return NULL;
 }
 
-static long block_of_ptr(const void *ptr)
+static long block_of_ptr(const struct pg_arena *a, const void *ptr)
 {
-    size_t off = (size_t)((const char *)ptr - heap_base);
-    if (!heap_base || off >= heap_size)
+    size_t off = (size_t)((const char *)ptr - a->base);
+    if (!a->base || off >= a->size)
         return -1;
-    size_t i = find_block(off);
-    return (blocks[i].off == off && blocks[i].used) ? (long)i : -1;
+    size_t i = find_block(a, off);
+    return (a->blocks[i].off == off && a->blocks[i].used) ? (long)i : -1;
 }
 
 int pg_heap_is_block(const void *ptr)
 {
-    return block_of_ptr(ptr) >= 0;
+    return block_of_ptr(&sym_heap, ptr) >= 0;
 }
 
-void pg_heap_free(void *ptr)
+void pg_arena_free(struct pg_arena *a, void *ptr)
 {
-    long i = block_of_ptr(ptr);
+    long i = block_of_ptr(a, ptr);
     if (i < 0)
         return;
-    blocks[i].used = 0;
-    coalesce((size_t)i);
+    a->blocks[i].used = 0;
+    coalesce(a, (size_t)i);
 }
 
 int pg_heap_resize(void *ptr, size_t size)
 {
-    long i = block_of_ptr(ptr);
+    struct pg_arena *a = &sym_heap;
+    long i = block_of_ptr(a, ptr);
     if (i < 0)
         return -1;
     size_t requested = size;
     size = (size + PG_HEAP_MIN_ALIGN - 1) & ~(size_t)(PG_HEAP_MIN_ALIGN - 1);
-    struct block *b = &blocks[i];
+    struct pg_arena_block *b = &a->blocks[i];
     if (size <= b->len) {
         b->requested = requested;
         size_t rest = b->len - size;
         if (rest) {
             b->len = size;
-            insert_block((size_t)i + 1, (struct block){b->off + size, rest, 0, 0});
-            coalesce((size_t)i + 1);
+            insert_block(a, (size_t)i + 1, (struct pg_arena_block){b->off + size, rest, 0, 0});
+            coalesce(a, (size_t)i + 1);
         }
         return 0;
     }
     size_t need = size - b->len;
-    if ((size_t)i + 1 < nblocks && !blocks[i + 1].used && blocks[i + 1].len >= need) {
+    if ((size_t)i + 1 < a->nblocks && !a->blocks[i + 1].used && a->blocks[i + 1].len >= need) {
         b->len = size;
         b->requested = requested;
-        blocks[i + 1].off += need;
-        blocks[i + 1].len -= need;
-        if (blocks[i + 1].len == 0)
-            remove_block((size_t)i + 1);
+        a->blocks[i + 1].off += need;
+        a->blocks[i + 1].len -= need;
+        if (a->blocks[i + 1].len == 0)
+            remove_block(a, (size_t)i + 1);
         return 0;
     }
     return -1;
 }
 
-int pg_heap_object(const void *addr, char **start, size_t *len)
+int pg_arena_object(const struct pg_arena *a, const void *addr, char **start, size_t *len)
 {
-    size_t off = (size_t)((const char *)addr - heap_base);
-    if (!heap_base || off >= heap_size)
+    size_t off = (size_t)((const char *)addr - a->base);
+    if (!a->base || off >= a->size)
         return -1;
-    size_t i = find_block(off);
-    if (!blocks[i].used)
+    size_t i = find_block(a, off);
+    if (!a->blocks[i].used)
         return -1;
-    *start = heap_base + blocks[i].off;
-    *len = blocks[i].requested;
+    *start = a->base + a->blocks[i].off;
+    *len = a->blocks[i].requested;
     return 0;
 }
 
 void pg_heap_usage(size_t *free_bytes, size_t *largest_free)
 {
+    const struct pg_arena *a = &sym_heap;
     *free_bytes = *largest_free = 0;
-    for (size_t i = 0; i < nblocks; i++) {
-        if (blocks[i].used)
+    for (size_t i = 0; i < a->nblocks; i++) {
+        if (a->blocks[i].used)
             continue;
-        *free_bytes += blocks[i].len;
-        if (blocks[i].len > *largest_free)
-            *largest_free = blocks[i].len;
+        *free_bytes += a->blocks[i].len;
+        if (a->blocks[i].len > *largest_free)
+            *largest_free = a->blocks[i].len;
     }
+}
+
+void *pg_heap_alloc(size_t alignment, size_t size)
+{
+    return pg_arena_alloc(&sym_heap, alignment, size);
+}
+
+void pg_heap_free(void *ptr)
+{
+    pg_arena_free(&sym_heap, ptr);
+}
+
+int pg_heap_object(const void *addr, char **start, size_t *len)
+{
+    return pg_arena_object(&sym_heap, addr, start, len);
 }

@@ -55,8 +55,34 @@ static inline void *pg_mem_peer_ptr(const void *addr, int pe)
     return pg_segments[s].peer_base[pe] + off;
 }
 
+/* ARMCI names remote memory by the target's own addresses, and segment bases differ between
+ * processes. Every PE's segment bases are exchanged at init; this returns my address of the
+ * object at addr in pe's address space ([addr, addr+len) inside one of pe's segments), the
+ * address the engine takes for pe, or NULL when the range is not pe's remotely accessible
+ * memory. */
+void *pg_mem_from_peer(int pe, const void *addr, size_t len);
+/* The other way: pe's address of the object at my symmetric address addr. */
+void *pg_mem_to_peer(int pe, const void *addr);
+
 /* Library-internal symmetric memory (same offset on every PE), carved at init time. */
 void *pg_mem_internal_alloc(size_t size);
+
+/* A first-fit allocator over [base, base+size), its block table outside the memory. The
+ * symmetric heap is one; a front-end may run its own over memory carved from the heap (ARMCI
+ * allocations over a process group, which need not be the same on every PE). */
+struct pg_arena_block;
+struct pg_arena {
+    char *base;
+    size_t size;
+    struct pg_arena_block *blocks;
+    size_t nblocks, capacity;
+};
+void pg_arena_setup(struct pg_arena *a, char *base, size_t size);
+void pg_arena_release(struct pg_arena *a);
+void *pg_arena_alloc(struct pg_arena *a, size_t alignment, size_t size);
+void pg_arena_free(struct pg_arena *a, void *ptr);
+/* Bounds of the live object containing addr: 0 and start/len, or -1. */
+int pg_arena_object(const struct pg_arena *a, const void *addr, char **start, size_t *len);
 
 /* Hands [base, base+size) to the heap allocator, all free (segment setup and unit tests). */
 void pg_heap_setup(char *base, size_t size);

@@ -18,6 +18,13 @@
 
 struct pg_segment pg_segments[PG_SEG_COUNT];
 
+/* [pe * PG_SEG_COUNT + seg]: where each PE has its own copy of each segment. */
+struct segment_span {
+    char *base;
+    size_t size;
+};
+static struct segment_span *spans;
+
 /* Library-internal symmetric area at the end of the heap segment. */
 #define PG_INTERNAL_SIZE ((size_t)2 << 20)
 static size_t internal_used;
@@ -240,6 +247,13 @@ int pg_memory_init(size_t heap_size)
     }
     if (status != 0)
         return -1;
+    struct segment_span mine[PG_SEG_COUNT];
+    for (int seg = 0; seg < PG_SEG_COUNT; seg++)
+        mine[seg] = (struct segment_span){pg_segments[seg].base, pg_segments[seg].size};
+    spans = calloc((size_t)pg_world.npes, sizeof mine);
+    if (!spans)
+        return -1;
+    pg_boot_allgather(mine, spans, sizeof mine);
     internal_used = 0;
     pg_heap_setup(heap->base, user);
     return 0;
@@ -247,6 +261,8 @@ int pg_memory_init(size_t heap_size)
 
 void pg_memory_fini(void)
 {
+    free(spans);
+    spans = NULL;
     for (int seg = 0; seg < PG_SEG_COUNT; seg++) {
         struct pg_segment *s = &pg_segments[seg];
         if (s->peer_base) {
@@ -271,4 +287,28 @@ void *pg_mem_internal_alloc(size_t size)
     void *p = heap->base + heap->size - PG_INTERNAL_SIZE + internal_used;
     internal_used += size;
     return p;
+}
+
+void *pg_mem_from_peer(int pe, const void *addr, size_t len)
+{
+    if ((unsigned)pe >= (unsigned)pg_world.npes || !spans)
+        return NULL;
+    for (int seg = 0; seg < PG_SEG_COUNT; seg++) {
+        const struct segment_span *s = &spans[pe * PG_SEG_COUNT + seg];
+        size_t off = (size_t)((const char *)addr - s->base);
+        /* My copy of a segment may be smaller (static data of another executable). */
+        size_t size = s->size < pg_segments[seg].size ? s->size : pg_segments[seg].size;
+        if (off < size && len <= size - off)
+            return pg_segments[seg].base + off;
+    }
+    return NULL;
+}
+
+void *pg_mem_to_peer(int pe, const void *addr)
+{
+    size_t off;
+    int seg = pg_mem_locate(addr, 1, &off);
+    if (seg < 0 || (unsigned)pe >= (unsigned)pg_world.npes || !spans)
+        return NULL;
+    return spans[pe * PG_SEG_COUNT + seg].base + off;
 }

@@ -37,7 +37,10 @@
       "there and sent back (capped at 1 MiB divided by the number of PEs)")                   \
     X(coll_reduce_split, SIZE, "PANGEA_COLL_REDUCE_SPLIT", "4K",                              \
       "Reductions of more bytes are split: each PE reduces 1/n of the elements and sends "    \
-      "its part to all (reduce-scatter + allgather); smaller ones every PE reduces whole")
+      "its part to all (reduce-scatter + allgather); smaller ones every PE reduces whole")    \
+    X(armci_group_heap, SIZE, "PANGEA_ARMCI_GROUP_HEAP", "32M",                               \
+      "Bytes of the symmetric heap ARMCI_Init sets aside for ARMCI_Malloc_group over a "      \
+      "subset of the processes (at most a quarter of the heap)")
 
 #define PG_OVERSUBSCRIBED_SPIN_COUNT 50
 
