@@ -46,7 +46,8 @@ int pshmem_init_thread(int requested, int *provided)
     int first = !pg_runtime_initialized();
     if (pg_runtime_init(requested, provided) != 0)
         return -1;
-    if (first) {
+    /* The runtime may already be up for ARMCI, which does not set up the OpenSHMEM handles. */
+    if (first || !pangea_ctx_default.team) {
         setup_handles();
         if (!exit_hook_registered) {
             atexit(finalize_at_exit);
