@@ -444,6 +444,16 @@ PANGEA_T_ASET_BIT(PANGEA_D_TO_ALL_BIT)
 PANGEA_T_ASET_MINMAX(PANGEA_D_TO_ALL_MINMAX)
 PANGEA_T_ASET_ARITH(PANGEA_D_TO_ALL_ARITH)
 
+/* ---- §4.5 Cache management (removed in 1.5): no-ops, declared only on request --------------- */
+#ifdef PANGEA_SHMEM_CACHE_ROUTINES
+void PANGEA_NAME(clear_cache_inv)(void);
+void PANGEA_NAME(set_cache_inv)(void);
+void PANGEA_NAME(clear_cache_line_inv)(void *dest);
+void PANGEA_NAME(set_cache_line_inv)(void *dest);
+void PANGEA_NAME(udcflush)(void);
+void PANGEA_NAME(udcflush_line)(void *dest);
+#endif
+
 /* ---- §4.3 Deprecated AMO names (no ctx form) ----------------------------------------------- */
 /* fetch, set, swap: float, double, int, long, longlong */
 #define PANGEA_D_DEP_AMO_EXT(TYPE, TYPENAME)                           \

@@ -123,6 +123,10 @@ extern struct pangea_team pangea_team_world, pangea_team_shared;
 #include "pangea_shmem_decls.h"
 #undef PANGEA_NAME
 
+/* Old codes that still call the cache-management routines removed in 1.5 (shmem_udcflush,
+ * shmem_set_cache_inv, ...) define PANGEA_SHMEM_CACHE_ROUTINES before including this header:
+ * the library keeps them as the no-ops they always were allowed to be. */
+
 /* ---- §4.1 Deprecated startup, query and allocation names (no shmem_ prefix, no pshmem_ twin) */
 void start_pes(int npes);
 int _my_pe(void);

@@ -1,4 +1,6 @@
-/* Library setup, exit and query (spec §9.1, §9.2) and the legacy startup calls. */
+/* Library setup, exit and query (spec §9.1, §9.2), the legacy startup calls and the removed
+ * cache-management calls. */
+#define PANGEA_SHMEM_CACHE_ROUTINES /* define them, for old codes that still call them */
 #include "shmem_internal.h"
 
 #include <stdio.h>
@@ -158,3 +160,26 @@ int _num_pes(void)
 {
     return pshmem_n_pes();
 }
+
+/* Cache management, removed in 1.5: no-ops, as the spec always allowed (memory is coherent). */
+void pshmem_clear_cache_inv(void) {}
+PG_ALIAS(shmem_clear_cache_inv)
+void pshmem_set_cache_inv(void) {}
+PG_ALIAS(shmem_set_cache_inv)
+void pshmem_clear_cache_line_inv(void *dest)
+{
+    (void)dest;
+}
+PG_ALIAS(shmem_clear_cache_line_inv)
+void pshmem_set_cache_line_inv(void *dest)
+{
+    (void)dest;
+}
+PG_ALIAS(shmem_set_cache_line_inv)
+void pshmem_udcflush(void) {}
+PG_ALIAS(shmem_udcflush)
+void pshmem_udcflush_line(void *dest)
+{
+    (void)dest;
+}
+PG_ALIAS(shmem_udcflush_line)

@@ -196,6 +196,32 @@ TEST_T_RED_BIT(RED_BIT)
 TEST_T_RED_MINMAX(RED_MINMAX)
 TEST_T_RED_ARITH(RED_ARITH)
 
+/* ---- The C11 generic names of the reductions, scans and shmem_sync(team) ------------------- */
+
+static void generics(shmem_team_t t, const char *tname)
+{
+    int p = shmem_team_my_pe(t), n = shmem_team_n_pes(t);
+    long *ls = sbuf, *ld = ls + 1;
+    unsigned *us = (unsigned *)(ls + 2), *ud = us + 1;
+    double *ds = (double *)(ls + 4), *dd = ds + 1;
+    *ls = p + 1;
+    *us = 1u << (p % 31);
+    *ds = (double)p;
+    CHECK(shmem_sync(t) == 0, "%s: shmem_sync(team)", tname);
+    int rc = shmem_sum_reduce(t, ld, ls, 1) | shmem_or_reduce(t, ud, us, 1) |
+             shmem_max_reduce(t, dd, ds, 1);
+    unsigned want_or = 0;
+    for (int j = 0; j < n; j++)
+        want_or |= 1u << (j % 31);
+    CHECK(rc == 0 && *ld == (long)n * (n + 1) / 2 && *ud == want_or && *dd == n - 1,
+          "%s generic reductions: %ld %#x %g", tname, *ld, *ud, *dd);
+    rc = shmem_sum_inscan(t, ld, ls, 1);
+    CHECK(rc == 0 && *ld == (long)(p + 1) * (p + 2) / 2, "%s shmem_sum_inscan: %ld", tname, *ld);
+    rc = shmem_sum_exscan(t, ld, ls, 1);
+    CHECK(rc == 0 && *ld == (long)p * (p + 1) / 2, "%s shmem_sum_exscan: %ld", tname, *ld);
+    shmem_sync(t);
+}
+
 /* ---- Large messages ------------------------------------------------------------------------- */
 
 static void large(shmem_team_t t, const char *tname, unsigned char *big_src, unsigned char *big_dst)
@@ -241,6 +267,7 @@ static void run_all(shmem_team_t t, const char *tname, int every_type, unsigned 
     if (t == SHMEM_TEAM_INVALID)
         return;
     CHECK(shmem_team_sync(t) == 0, "%s: team_sync failed", tname);
+    generics(t, tname);
     if (every_type) {
 #define CALL_DATA(TYPE, NAME) data_##NAME(t, tname);
 #define CALL_BIT(TYPE, NAME) red_bit_##NAME(t, tname);

@@ -1,8 +1,9 @@
 /* The legacy API that old codes still use: start_pes (no shmem_init, no shmem_finalize: the
  * library finalizes at exit), _my_pe, _num_pes, shmalloc, shfree, shrealloc, shmemalign, the
- * mpp/shmem.h header and the _SHMEM_ constants. Values are checked through puts around the
- * ring. */
-#include "check.h" /* first: it sets the POSIX feature level */
+ * mpp/shmem.h header, the _SHMEM_ constants and the removed cache calls (opt-in no-ops). Values are
+ * checked through puts around the ring. */
+#define PANGEA_SHMEM_CACHE_ROUTINES /* the removed cache calls, as old codes use them */
+#include "check.h"                  /* first: it sets the POSIX feature level */
 
 #include <mpp/shmem.h>
 
@@ -53,6 +54,12 @@ int main(void)
         CHECK(b[99999] == 5000 + left, "grown shrealloc block: %ld", b[99999]);
         a = b;
     }
+    shmem_set_cache_inv(); /* removed in 1.5: no-ops */
+    shmem_set_cache_line_inv(a);
+    shmem_clear_cache_inv();
+    shmem_clear_cache_line_inv(a);
+    shmem_udcflush();
+    shmem_udcflush_line(a);
     shfree(al);
     shfree(a);
     return check_finish(); /* no shmem_finalize: start_pes finalizes at exit */
