@@ -124,7 +124,7 @@ $(BUILD)/tests/%: tests/%.c $(STLIB) $(HEADERS)
 
 $(BUILD)/tests/unit/%: tests/unit/%.cpp $(SHLIB) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(MPICXX) -std=c++11 -O1 $(WARN) -pedantic -Iinclude $< -o $@ $(PROG_LIBS)
+	$(MPICXX) -std=c++11 -O1 $(WARN) $(SAN) -pedantic -Iinclude $< -o $@ $(PROG_LIBS)
 
 examples: $(EXAMPLES)
 $(BUILD)/examples/%: examples/%.c $(SHLIB)
