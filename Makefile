@@ -124,17 +124,23 @@ $(BUILD)/tests/%: tests/%.c $(STLIB) $(HEADERS)
 
 $(BUILD)/tests/unit/%: tests/unit/%.cpp $(SHLIB) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(MPICXX) -std=c++11 -O1 $(WARN) -pedantic -Iinclude $< -o $@ $(PROG_LIBS)
+	$(MPICXX) -std=c++11 -O1 $(WARN) $(SAN) -pedantic -Iinclude $< -o $@ $(PROG_LIBS)
 
 examples: $(EXAMPLES)
 $(BUILD)/examples/%: examples/%.c $(SHLIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LIBS)
 
-bench: $(BENCHES)
+# armci_bench is built a second time against Debian's ARMCI-MPI when it is installed.
+ARMCI_MPI_BENCH := $(if $(DEBIAN_ARMCI_H),$(BUILD)/perf/armci_bench_armci_mpi)
+bench: $(BENCHES) $(ARMCI_MPI_BENCH)
 $(BUILD)/perf/%: perf/%.c $(SHLIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -O3 $< -o $@ $(PROG_LIBS)
+
+$(BUILD)/perf/armci_bench_armci_mpi: perf/armci_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_STD) -O3 -g $(WARN) -pthread $(MPI_CFLAGS) $< -o $@ -larmci-mpich $(MPI_LIBS) -lm
 
 # MPICH's UCX transport leaves allocations behind at exit that LeakSanitizer cannot attribute
 # (their modules are unloaded); address and undefined-behaviour errors are still reported.

@@ -39,6 +39,12 @@ int main(int argc, char **argv)
             ARMCI_Rmw(9, local, base[0], 1, 0);
         else if (!strcmp(bad, "gop_op"))
             armci_msg_igop((int *)local, 1, "xor");
+        else if (!strcmp(bad, "error"))
+            ARMCI_Error("the program gives up", 42);
+        else if (!strcmp(bad, "abort"))
+            armci_msg_abort(7);
+        else if (!strcmp(bad, "lock"))
+            ARMCI_Lock(0, 0); /* no mutexes were created */
         printf("no error for '%s'\n", bad);
     }
     return test_end(base);
