@@ -78,18 +78,6 @@ static struct block *block_at(size_t at)
     return (struct block *)(c.region + at);
 }
 
-static void unpack_piece(char *region, char *packed, size_t n, void *arg)
-{
-    (void)arg;
-    memcpy(region, packed, n);
-}
-
-static void pack_piece(char *region, char *packed, size_t n, void *arg)
-{
-    (void)arg;
-    memcpy(packed, region, n);
-}
-
 static void get_arrived(struct pending *p, const struct pg_ds_header *h, size_t len)
 {
     if (!p->active || p->seq != h->seq || len != sizeof *h + h->length || h->length > p->remaining)
@@ -97,7 +85,7 @@ static void get_arrived(struct pending *p, const struct pg_ds_header *h, size_t 
     char *data = (char *)(h + 1);
     if (p->shape) {
         pg_ds_walk(p->base, p->shape->levels, p->shape->count, p->shape->dst_stride, h->position,
-                   h->length, data, unpack_piece, NULL);
+                   h->length, data, ds_unpack_piece, NULL);
     } else {
         for (size_t i = 0; i < h->length / p->piece_bytes; i++)
             memcpy(p->pieces[i], data + i * p->piece_bytes, p->piece_bytes);
@@ -317,7 +305,7 @@ static void send_shaped(struct pg_ds_completion *cc, int pe, struct pg_ds_header
         h.cookie = (uint64_t)(uintptr_t)cc;
         memcpy(b->data + sizeof h, desc, desc_bytes);
         pg_ds_walk((char *)src, shape->levels, shape->count, shape->src_stride, position, n,
-                   b->data + sizeof h + desc_bytes, pack_piece, NULL);
+                   b->data + sizeof h + desc_bytes, ds_pack_piece, NULL);
         h.seq = c.next_seq++;
         count_ack_due(cc);
         send_block(pe, b, &h, sizeof h + desc_bytes + n);
@@ -608,7 +596,7 @@ static size_t reply_space(void)
 
 void ds_client_open(void)
 {
-    c.chunk = (size_t)pg_cfg.pipeline_buffer_size / PG_ACC_MAX_ELEMENT * PG_ACC_MAX_ELEMENT;
+    c.chunk = ds_chunk_bytes();
     size_t message = sizeof(struct block) + ds_max_message() + BLOCK_ALIGN;
     c.region_size = (size_t)pg_cfg.pipeline_buffers * message;
     c.window = c.region_size / 2 > c.chunk ? c.region_size / 2 / c.chunk * c.chunk : c.chunk;

@@ -16,6 +16,12 @@ struct ds_recv_buffer {
 };
 
 size_t ds_max_message(void);
+/* Data bytes per message: the chunk size, whole accumulate elements. */
+size_t ds_chunk_bytes(void);
+
+/* Piece functions for pg_ds_walk: copy a region's run into the packed stream, or back. */
+void ds_pack_piece(char *region, char *packed, size_t n, void *arg);
+void ds_unpack_piece(char *region, char *packed, size_t n, void *arg);
 void ds_recv_open(struct pg_net_ep *ep, struct ds_recv_buffer *b, size_t size);
 void ds_recv_repost(struct pg_net_ep *ep, void *context);
 void ds_recv_close(struct ds_recv_buffer *b);

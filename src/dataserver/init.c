@@ -18,6 +18,23 @@ size_t ds_max_message(void)
            (size_t)pg_cfg.pipeline_buffer_size;
 }
 
+size_t ds_chunk_bytes(void)
+{
+    return (size_t)pg_cfg.pipeline_buffer_size / PG_ACC_MAX_ELEMENT * PG_ACC_MAX_ELEMENT;
+}
+
+void ds_pack_piece(char *region, char *packed, size_t n, void *arg)
+{
+    (void)arg;
+    memcpy(packed, region, n);
+}
+
+void ds_unpack_piece(char *region, char *packed, size_t n, void *arg)
+{
+    (void)arg;
+    memcpy(region, packed, n);
+}
+
 void ds_recv_open(struct pg_net_ep *ep, struct ds_recv_buffer *b, size_t size)
 {
     size_t least = RECV_BUFFER_MESSAGES * ds_max_message();

@@ -117,18 +117,6 @@ static void reject(const struct pg_ds_header *h, size_t len, int status)
         reply(h, PG_DS_NACK, (uint16_t)status, 0);
 }
 
-static void unpack_piece(char *region, char *packed, size_t n, void *arg)
-{
-    (void)arg;
-    memcpy(region, packed, n);
-}
-
-static void pack_piece(char *region, char *packed, size_t n, void *arg)
-{
-    (void)arg;
-    memcpy(packed, region, n);
-}
-
 static void acc_piece(char *region, char *packed, size_t n, void *arg)
 {
     const struct pg_ds_header *h = arg;
@@ -167,7 +155,7 @@ static void decode(const struct pg_ds_header *h, struct layout *l)
 static void apply(const struct pg_ds_header *h, char *base, const struct layout *l)
 {
     char *data = (char *)(h + 1) + l->descriptor_bytes;
-    pg_ds_piece_fn piece = h->type == PG_DS_ACC ? acc_piece : unpack_piece;
+    pg_ds_piece_fn piece = h->type == PG_DS_ACC ? acc_piece : ds_unpack_piece;
     if (h->type == PG_DS_ACC)
         pg_acc_lock((int)h->target);
     if (h->layout == PG_DS_VECTOR) {
@@ -202,7 +190,7 @@ static void stream(const struct pg_ds_header *h, char *base, const struct layout
                 }
             } else {
                 pg_ds_walk(base + h->offset, l->levels, l->count, l->stride, position, n, r->packed,
-                           pack_piece, NULL);
+                           ds_pack_piece, NULL);
             }
             send_reply(r, h, PG_DS_GET_REPLY, 0, 0, r->packed, n, position);
         }
@@ -293,7 +281,7 @@ static void *server_main(void *arg)
 void ds_server_open(void)
 {
     s.ep = pg_net_ep_open("data server", ds_max_message());
-    s.chunk = (size_t)pg_cfg.pipeline_buffer_size / PG_ACC_MAX_ELEMENT * PG_ACC_MAX_ELEMENT;
+    s.chunk = ds_chunk_bytes();
     s.headers =
         (struct reply_pool){calloc(REPLY_BUFFERS, sizeof(struct reply_buffer)), REPLY_BUFFERS, 0};
     s.packs =

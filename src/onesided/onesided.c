@@ -151,8 +151,8 @@ void pg_get_strided(struct pangea_ctx *ctx, void *dest, const void *src,
     pg_ds_get(pe, seg, offset, dest, shape);
 }
 
-/* The remote pieces of a vector as offsets in one segment; -1 when the vector has pieces on
- * my node's memory or spans segments (then it goes piece by piece). */
+/* The remote pieces of a vector as offsets in one segment; -1 when they span segments (the
+ * vector then goes piece by piece). */
 static int remote_offsets(void *const *remote, size_t count, size_t bytes, int pe,
                           uint64_t *offsets, const char *call)
 {
