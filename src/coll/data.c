@@ -1,5 +1,6 @@
-/* Data collectives: broadcast (a node-aware binomial tree, pipelined in chunks), fcollect and
- * collect (every member pushes its block to every other), alltoall[s] (pairwise exchange).
+/* Data collectives: broadcast (a node-aware binomial tree, pipelined in chunks), fcollect
+ * (blocks exchanged on each node, then between the node leaders), collect (every member pushes
+ * its block to every other), alltoall[s] (pairwise exchange).
  * All of them push: a member reads only its own source and writes the others' dest, which
  * every caller guarantees to be ready on entry, so no sync is needed before the data moves,
  * and each member returns when the blocks it expects have been signalled. */
@@ -110,13 +111,55 @@ static void push_to_all(struct pangea_team *team, char *dest_at, const void *blo
         pg_coll_wait(pg_team_pe(team, (me - s + n) % n), 1);
 }
 
+/* Across nodes, the members of a node exchange their blocks through shared memory; each
+ * leader sends its node's blocks to the other leaders and hands the blocks it receives on to
+ * its node: a block crosses the network once per node, not once per member. */
 void pg_coll_fcollect(struct pangea_team *team, void *dest, const void *source, size_t nbytes)
 {
     if (nbytes == 0)
         return;
-    char *mine = (char *)dest + (size_t)team->my_pe * nbytes;
+    char *at = dest;
+    char *mine = at + (size_t)team->my_pe * nbytes;
     memmove(mine, source, nbytes);
-    push_to_all(team, mine, source, nbytes);
+    if (team->nleaders == 1) {
+        push_to_all(team, mine, source, nbytes);
+        return;
+    }
+    for (int l = 0; l < team->nlocal; l++)
+        if (team->local[l] != team->my_pe)
+            pg_coll_put_notify(mine, source, nbytes, pg_team_pe(team, team->local[l]));
+    for (int l = 0; l < team->nlocal; l++)
+        if (team->local[l] != team->my_pe)
+            pg_coll_wait(pg_team_pe(team, team->local[l]), 1);
+    int leader = pg_team_pe(team, team->local[0]);
+    if (team->my_pe != team->local[0]) {
+        pg_coll_wait(leader, 1); /* the other nodes' blocks */
+        return;
+    }
+    for (int k = 0; k < team->nleaders; k++) {
+        int other = pg_team_pe(team, team->leaders[k]);
+        if (other == pg_world.me)
+            continue;
+        for (int l = 0; l < team->nlocal; l++) {
+            char *block = at + (size_t)team->local[l] * nbytes;
+            pg_put(&pg_coll_ctx, block, block, nbytes, other);
+        }
+        pg_fence(&pg_coll_ctx); /* the blocks before the signal */
+        pg_coll_notify(other);
+    }
+    for (int k = 0; k < team->nleaders; k++)
+        if (team->leaders[k] != team->my_pe)
+            pg_coll_wait(pg_team_pe(team, team->leaders[k]), 1);
+    for (int l = 1; l < team->nlocal; l++) {
+        int member = pg_team_pe(team, team->local[l]);
+        for (int j = 0; j < team->size; j++) {
+            if (pg_world.node_of[pg_team_pe(team, j)] == pg_world.node)
+                continue;
+            char *block = at + (size_t)j * nbytes;
+            pg_put(&pg_coll_ctx, block, block, nbytes, member);
+        }
+        pg_coll_notify(member);
+    }
 }
 
 void pg_coll_collect(struct pangea_team *team, void *dest, const void *source, size_t nbytes)
