@@ -18,47 +18,71 @@ uint64_t pg_amo(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, s
                      op != PG_AMO_SET);
 }
 
-/* The lock word on PE 0 holds two 32-bit counters: the next ticket to hand out (high half)
- * and the ticket now served (low half). */
+/* OpenSHMEM locks are MCS queue locks, so a waiter spins on its own memory, never over the
+ * network. The symmetric long holds two 32-bit halves (little-endian):
+ *   tail (low half, used on LOCK_HOME only): 1 + the PE last in the queue, 0 when free;
+ *   node (high half, on every PE): that PE's queue entry, 1 + its successor in the low 31
+ *   bits (written once by the successor) and GRANTED, set by its predecessor on release. */
 #define LOCK_HOME 0
-#define TICKET_ONE ((uint64_t)1 << 32)
+#define GRANTED 0x80000000u
+#define SUCCESSOR_MASK 0x7fffffffu
 
-static uint32_t serving(uint64_t word)
+static uint32_t *tail_of(long *lock)
 {
-    return (uint32_t)word;
+    return (uint32_t *)lock;
+}
+
+static uint32_t *node_of(long *lock)
+{
+    return (uint32_t *)lock + 1;
+}
+
+static int granted(const void *node)
+{
+    return (__atomic_load_n((const uint32_t *)node, __ATOMIC_ACQUIRE) & GRANTED) != 0;
+}
+
+static int has_successor(const void *node)
+{
+    return (__atomic_load_n((const uint32_t *)node, __ATOMIC_ACQUIRE) & SUCCESSOR_MASK) != 0;
+}
+
+static void wait_local(const uint32_t *node, int (*done)(const void *))
+{
+    struct pg_waiter w = {0};
+    while (!done(node))
+        pg_wait_step(&w);
 }
 
 void pg_lock_set(long *lock)
 {
-    uint64_t word = pg_amo(NULL, lock, LOCK_HOME, PG_AMO_ADD, 8, TICKET_ONE, 0);
-    uint32_t ticket = (uint32_t)(word >> 32);
-    struct pg_waiter w = {0};
-    while (serving(word) != ticket) {
-        pg_wait_step(&w);
-        word = pg_amo(NULL, lock, LOCK_HOME, PG_AMO_FETCH, 8, 0, 0);
-    }
+    uint32_t me = (uint32_t)pg_world.me + 1;
+    uint32_t *node = node_of(lock);
+    uint32_t pred = (uint32_t)pg_amo(NULL, tail_of(lock), LOCK_HOME, PG_AMO_SWAP, 4, me, 0);
+    if (pred == 0)
+        return;
+    pg_amo(NULL, node, (int)pred - 1, PG_AMO_OR, 4, me, 0);
+    wait_local(node, granted);
+    __atomic_fetch_and(node, ~GRANTED, __ATOMIC_RELAXED);
 }
 
 int pg_lock_test(long *lock)
 {
-    uint64_t word = pg_amo(NULL, lock, LOCK_HOME, PG_AMO_FETCH, 8, 0, 0);
-    uint32_t ticket = (uint32_t)(word >> 32);
-    if (serving(word) != ticket)
-        return 1;
-    uint64_t taken = word + TICKET_ONE;
-    return pg_amo(NULL, lock, LOCK_HOME, PG_AMO_CSWAP, 8, taken, word) == word ? 0 : 1;
+    uint32_t me = (uint32_t)pg_world.me + 1;
+    return pg_amo(NULL, tail_of(lock), LOCK_HOME, PG_AMO_CSWAP, 4, me, 0) == 0 ? 0 : 1;
 }
 
 void pg_lock_clear(long *lock)
 {
     pg_quiet(NULL);
-    /* Only the holder moves the low half; add within 32 bits so it never carries. */
-    uint64_t word = pg_amo(NULL, lock, LOCK_HOME, PG_AMO_FETCH, 8, 0, 0);
-    for (;;) {
-        uint64_t next = (word & ~(uint64_t)0xffffffffu) | (uint32_t)(serving(word) + 1);
-        uint64_t seen = pg_amo(NULL, lock, LOCK_HOME, PG_AMO_CSWAP, 8, next, word);
-        if (seen == word)
+    uint32_t me = (uint32_t)pg_world.me + 1;
+    uint32_t *node = node_of(lock);
+    if (!has_successor(node)) {
+        if (pg_amo(NULL, tail_of(lock), LOCK_HOME, PG_AMO_CSWAP, 4, 0, me) == me)
             return;
-        word = seen;
+        wait_local(node, has_successor); /* a successor has swapped itself in: wait for it */
     }
+    uint32_t next = __atomic_load_n(node, __ATOMIC_ACQUIRE) & SUCCESSOR_MASK;
+    __atomic_store_n(node, 0, __ATOMIC_RELAXED);
+    pg_amo(NULL, node, (int)next - 1, PG_AMO_OR, 4, GRANTED, 0);
 }

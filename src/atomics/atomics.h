@@ -16,7 +16,8 @@ struct pangea_ctx;
 uint64_t pg_amo(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, size_t width,
                 uint64_t value, uint64_t cond);
 
-/* OpenSHMEM locks on a symmetric long: FCFS (ticket) order, not reentrant. */
+/* OpenSHMEM locks on a symmetric long: FIFO (an MCS queue; waiters spin on their own
+ * memory), not reentrant. */
 void pg_lock_set(long *lock);
 int pg_lock_test(long *lock); /* 0: acquired, 1: held by another */
 void pg_lock_clear(long *lock);
