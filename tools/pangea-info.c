@@ -12,7 +12,7 @@ int main(void)
     printf("build: %s %s\n", PG_BUILD_CC, PG_BUILD_FLAGS);
     printf("transports:\n");
     printf("  shm   PEs on the same node: mapped symmetric heap and static data, CPU atomics\n");
-    if (pg_net_init() == 0) {
+    if (pg_net_init(0) == 0) {
         pg_net_describe(stdout);
         pg_net_fini();
     } else {

@@ -40,14 +40,14 @@ struct call {
     uint64_t result;
 };
 
-/* One request awaiting replies, and where its data goes: a shaped local region or the pieces
- * of a vector. */
+/* One request awaiting replies, and where its data goes: a shaped local region, a contiguous
+ * one (shape NULL), or the pieces of a vector. */
 struct pending {
     uint64_t seq;
     int active;
-    struct call *call;
-    size_t remaining; /* of this request */
-    char *base;       /* shaped get: local region */
+    struct call *call; /* NULL: a non-blocking get, counted in its completion record */
+    size_t remaining;  /* of this request */
+    char *base;        /* shaped or contiguous get: local region */
     const struct pg_strided *shape;
     void *const *pieces; /* vector get: local piece pointers, from the first of this request */
     size_t piece_bytes;
@@ -90,7 +90,9 @@ static void get_arrived(struct pending *p, const struct pg_ds_header *h, size_t 
     if (!p->active || p->seq != h->seq || len != sizeof *h + h->length || h->length > p->remaining)
         pg_fatal("get", "malformed reply from the data server of PE %u", h->target);
     char *data = (char *)(h + 1);
-    if (p->shape) {
+    if (!p->shape && !p->pieces) {
+        memcpy(p->base + h->position, data, h->length);
+    } else if (p->shape) {
         pg_ds_walk(p->base, p->shape->levels, p->shape->count, p->shape->dst_stride, h->position,
                    h->length, data, ds_unpack_piece, NULL);
     } else {
@@ -98,8 +100,17 @@ static void get_arrived(struct pending *p, const struct pg_ds_header *h, size_t 
             memcpy(p->pieces[i], data + i * p->piece_bytes, p->piece_bytes);
     }
     p->remaining -= h->length;
-    p->call->remaining -= h->length;
+    if (p->call)
+        p->call->remaining -= h->length;
     c.get_in_flight -= h->length;
+}
+
+/* An operation counted in a completion record (echoed as the cookie) is complete. */
+static void acknowledged_by(const struct pg_ds_header *h)
+{
+    if (h->cookie)
+        ((struct pg_ds_completion *)(uintptr_t)h->cookie)->acks_due--;
+    c.all.acks_due--;
 }
 
 static void handle_reply(const struct pg_ds_header *h, size_t len)
@@ -114,14 +125,14 @@ static void handle_reply(const struct pg_ds_header *h, size_t len)
     struct pending *p = &c.pending[h->seq % PENDING_SLOTS];
     switch (h->type) {
     case PG_DS_ACK:
-        if (h->cookie)
-            ((struct pg_ds_completion *)(uintptr_t)h->cookie)->acks_due--;
-        c.all.acks_due--;
+        acknowledged_by(h);
         break;
     case PG_DS_GET_REPLY:
         get_arrived(p, h, len);
         if (p->remaining)
             return; /* the request's credit comes back with its last part */
+        if (!p->call)
+            acknowledged_by(h);
         p->active = 0;
         break;
     case PG_DS_AMO_REPLY:
@@ -444,9 +455,36 @@ static void request_get(int pe, struct pending *p, struct pg_ds_header *h, const
     struct block *b = take_block(pg_world.node_of[pe], sizeof *h + desc_bytes, &h->credit);
     h->seq = p->seq;
     h->length = n;
-    memcpy(b->data + sizeof *h, desc, desc_bytes);
+    if (desc_bytes)
+        memcpy(b->data + sizeof *h, desc, desc_bytes);
     c.get_in_flight += n;
     send_block(pe, b, h, sizeof *h + desc_bytes);
+}
+
+void pg_ds_get_nbi(struct pg_ds_completion *cc, int pe, int seg, size_t offset, void *dest,
+                   size_t len)
+{
+    struct pg_strided contiguous = {.count = {len}};
+    if (direct_worthwhile(pe, seg, &contiguous)) {
+        direct(0, pe, seg, offset, dest, len);
+        return;
+    }
+    pthread_mutex_lock(&c.lock);
+    for (size_t position = 0; position < len;) {
+        size_t n = len - position < c.window ? len - position : c.window;
+        struct pg_ds_header h = {.type = PG_DS_GET,
+                                 .segment = (uint8_t)seg,
+                                 .offset = offset,
+                                 .position = position,
+                                 .cookie = (uint64_t)(uintptr_t)cc};
+        struct pending *p = take_pending(NULL);
+        p->base = dest;
+        p->remaining = n;
+        count_ack_due(cc);
+        request_get(pe, p, &h, NULL, 0, n);
+        position += n;
+    }
+    pthread_mutex_unlock(&c.lock);
 }
 
 void pg_ds_get(int pe, int seg, size_t offset, void *dest, const struct pg_strided *shape)

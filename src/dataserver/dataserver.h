@@ -151,7 +151,7 @@ void pg_ds_fini(void);
  *
  * Completion: puts, accumulates and non-fetching AMOs count in the completion record they are
  * issued with (a context's, or NULL for none) and in an overall record; pg_ds_quiet waits for
- * one record or, with NULL, for all.
+ * one record or, with NULL, for all. Non-blocking gets count there too.
  * Transfers return when the local buffer may be reused (puts, accumulates) or holds the data
  * (gets). Shaped transfers take a pg_strided whose src side is local for puts and remote for
  * gets; levels 0 is a contiguous transfer of count[0] bytes. */
@@ -163,6 +163,9 @@ void pg_ds_put(struct pg_ds_completion *cc, int pe, int seg, size_t offset, cons
 void pg_ds_acc(struct pg_ds_completion *cc, int pe, int seg, size_t offset, enum pg_acc_type type,
                const void *scale, const void *src, const struct pg_strided *shape);
 void pg_ds_get(int pe, int seg, size_t offset, void *dest, const struct pg_strided *shape);
+/* A contiguous get that returns at once; the data is in dest once pg_ds_quiet(cc) returns. */
+void pg_ds_get_nbi(struct pg_ds_completion *cc, int pe, int seg, size_t offset, void *dest,
+                   size_t len);
 /* Vectors: count pieces of `bytes` bytes; local[i] is my buffer, remote[i] the offset of the
  * piece in segment seg of pe. */
 void pg_ds_put_vector(struct pg_ds_completion *cc, int pe, int seg, const uint64_t *remote,

@@ -91,7 +91,7 @@ int pg_ds_init(void)
     if (pg_cfg.pipeline_buffers < 1 || pg_cfg.pipeline_buffer_size < 64)
         pg_fatal("shmem_init", "PANGEA_PIPELINE_BUFFERS must be at least 1 and "
                                "PANGEA_PIPELINE_BUFFER_SIZE at least 64 bytes");
-    if (pg_net_init() != 0)
+    if (pg_net_init(ds_max_message()) != 0)
         return -1;
     if (!my_regions)
         my_regions = pg_mem_internal_alloc(PG_SEG_COUNT * sizeof *my_regions);

@@ -60,9 +60,10 @@ void pg_put(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int
     pg_ds_put(completion(ctx), pe, seg, offset, src, &contiguous);
 }
 
-void pg_get(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe)
+/* An off-node get waits for its data, or with nbi counts in the context's completion. */
+static void get_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe,
+                           int nbi)
 {
-    (void)ctx;
     if (len == 0)
         return;
     const char *from = pg_mem_peer_ptr(src, pe);
@@ -73,7 +74,20 @@ void pg_get(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int
     size_t offset;
     int seg = locate(src, len, pe, &offset, "get");
     struct pg_strided contiguous = {.count = {len}};
-    pg_ds_get(pe, seg, offset, dest, &contiguous);
+    if (nbi)
+        pg_ds_get_nbi(completion(ctx), pe, seg, offset, dest, len);
+    else
+        pg_ds_get(pe, seg, offset, dest, &contiguous);
+}
+
+void pg_get(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe)
+{
+    get_contiguous(ctx, dest, src, len, pe, 0);
+}
+
+void pg_get_nbi(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe)
+{
+    get_contiguous(ctx, dest, src, len, pe, 1);
 }
 
 /* Calls piece(to, from, count[0], arg) for every contiguous piece of a strided shape. */

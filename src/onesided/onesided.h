@@ -27,6 +27,8 @@ void pg_ctx_fini(struct pangea_ctx *ctx);
 void pg_put(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe);
 /* src is a symmetric address on pe; dest is local. Returns with the data in dest. */
 void pg_get(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe);
+/* The same, returning at once: the data is in dest once pg_quiet(ctx) returns. */
+void pg_get_nbi(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe);
 void pg_put_strided(struct pangea_ctx *ctx, void *dest, const void *src,
                     const struct pg_strided *shape, int pe);
 void pg_get_strided(struct pangea_ctx *ctx, void *dest, const void *src,

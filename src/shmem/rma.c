@@ -18,6 +18,14 @@ static inline void get_bytes(const char *call, shmem_ctx_t ctx, void *dest, cons
     pg_get(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
 }
 
+static inline void get_nbi_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
+                                 size_t len, int pe)
+{
+    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
+              pg_check_rma(call, source, "source", dest, "dest", len, pe));
+    pg_get_nbi(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
+}
+
 /* Block-strided transfer of nblocks blocks of bsize elements of elem bytes; the strides dst
  * and sst count elements between block starts. iput/iget are bsize 1. */
 static inline struct pg_strided block_shape(size_t elem, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
@@ -109,7 +117,7 @@ static inline void iget_bytes(const char *call, shmem_ctx_t ctx, void *dest, con
     PG_CONTIG(N##_put, put_bytes, T, T, sizeof(T))                                     \
     PG_CONTIG(N##_get, get_bytes, T, T, sizeof(T))                                     \
     PG_CONTIG(N##_put_nbi, put_bytes, T, T, sizeof(T))                                 \
-    PG_CONTIG(N##_get_nbi, get_bytes, T, T, sizeof(T))                                 \
+    PG_CONTIG(N##_get_nbi, get_nbi_bytes, T, T, sizeof(T))                             \
     PG_STRIDED(N##_iput, iput_bytes, T, T, sizeof(T))                                  \
     PG_STRIDED(N##_iget, iget_bytes, T, T, sizeof(T))                                  \
     PG_BLOCKED(N##_ibput, iput_bytes, T, T, sizeof(T))                                 \
@@ -141,14 +149,14 @@ static inline void iget_bytes(const char *call, shmem_ctx_t ctx, void *dest, con
 
 PANGEA_T_RMA(PG_RMA_TYPED)
 
-#define PG_RMA_SIZED(BITS, BYTES)                            \
-    PG_CONTIG(put##BITS, put_bytes, void, void, BYTES)       \
-    PG_CONTIG(get##BITS, get_bytes, void, void, BYTES)       \
-    PG_CONTIG(put##BITS##_nbi, put_bytes, void, void, BYTES) \
-    PG_CONTIG(get##BITS##_nbi, get_bytes, void, void, BYTES) \
-    PG_STRIDED(iput##BITS, iput_bytes, void, void, BYTES)    \
-    PG_STRIDED(iget##BITS, iget_bytes, void, void, BYTES)    \
-    PG_BLOCKED(ibput##BITS, iput_bytes, void, void, BYTES)   \
+#define PG_RMA_SIZED(BITS, BYTES)                                \
+    PG_CONTIG(put##BITS, put_bytes, void, void, BYTES)           \
+    PG_CONTIG(get##BITS, get_bytes, void, void, BYTES)           \
+    PG_CONTIG(put##BITS##_nbi, put_bytes, void, void, BYTES)     \
+    PG_CONTIG(get##BITS##_nbi, get_nbi_bytes, void, void, BYTES) \
+    PG_STRIDED(iput##BITS, iput_bytes, void, void, BYTES)        \
+    PG_STRIDED(iget##BITS, iget_bytes, void, void, BYTES)        \
+    PG_BLOCKED(ibput##BITS, iput_bytes, void, void, BYTES)       \
     PG_BLOCKED(ibget##BITS, iget_bytes, void, void, BYTES)
 
 PANGEA_SIZES(PG_RMA_SIZED)
@@ -156,4 +164,4 @@ PANGEA_SIZES(PG_RMA_SIZED)
 PG_CONTIG(putmem, put_bytes, void, void, 1)
 PG_CONTIG(getmem, get_bytes, void, void, 1)
 PG_CONTIG(putmem_nbi, put_bytes, void, void, 1)
-PG_CONTIG(getmem_nbi, get_bytes, void, void, 1)
+PG_CONTIG(getmem_nbi, get_nbi_bytes, void, void, 1)

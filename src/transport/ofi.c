@@ -78,8 +78,24 @@ static struct fi_info *find_provider(uint64_t caps, char on_node_only[64])
     return chosen;
 }
 
-int pg_net_init(void)
+/* ofi_rxm sends messages above its eager limit (16 KiB by default) by segmentation or
+ * rendezvous, and in libfabric 1.17 such messages arriving in FI_MULTI_RECV buffers while
+ * others are outstanding can stall for good. Over tcp the eager limit may exceed rxm's
+ * bounce buffers, so every message up to max_message goes eagerly, straight into our
+ * buffers. rxm reads the setting when libfabric first loads; a user's value is kept. */
+static void rxm_eager_up_to(size_t max_message)
 {
+    const char *prov = getenv("FI_PROVIDER");
+    if (!max_message || getenv("FI_OFI_RXM_EAGER_LIMIT") || (prov && !strstr(prov, "tcp")))
+        return;
+    char value[32];
+    snprintf(value, sizeof value, "%zu", max_message);
+    setenv("FI_OFI_RXM_EAGER_LIMIT", value, 0);
+}
+
+int pg_net_init(size_t max_message)
+{
+    rxm_eager_up_to(max_message);
     char on_node_only[64] = "";
     info = find_provider(FI_MSG | FI_MULTI_RECV | RMA_CAPS, on_node_only);
     rma = info != NULL;
@@ -319,8 +335,8 @@ void pg_net_rma(struct pg_net_ep *e, int write, fi_addr_t peer, void *buf, size_
 static int convert(struct pg_net_ep *e, ssize_t n, struct fi_cq_data_entry *entries,
                    struct pg_net_event *events)
 {
-    if (n == -FI_EAGAIN)
-        return 0;
+    if (n == -FI_EAGAIN || n == -FI_EINTR)
+        return 0; /* EINTR: a signal (a debugger, a profiler) interrupted the wait */
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = {0};
         fi_cq_readerr(e->cq, &err, 0);

@@ -11,8 +11,9 @@
 #include <sys/uio.h>
 
 /* Opens the fabric and domain of the chosen provider (FI_PROVIDER, or the first provider
- * found that reaches other nodes). 0, or -1 with a message printed. */
-int pg_net_init(void);
+ * found that reaches other nodes); max_message is the largest message the caller sends
+ * (0: unknown). 0, or -1 with a message printed. */
+int pg_net_init(size_t max_message);
 void pg_net_fini(void);
 /* Describes the provider and the capabilities found (pangea-info, SHMEM_INFO). */
 void pg_net_describe(FILE *out);
