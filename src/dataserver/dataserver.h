@@ -146,6 +146,11 @@ uint64_t pg_ds_layout_span(const struct pg_ds_header *h);
  * node-local rank 0. Collective. */
 int pg_ds_init(void);
 void pg_ds_fini(void);
+/* Reopens the endpoints, the server and the pipeline with the current pg_cfg (buffer count
+ * and size, server spin): quiets everything, closes and reopens with a barrier on each side.
+ * Collective over all PEs, with no other thread in the library; for pangea-tune, which
+ * compares settings within one job. Returns 0. */
+int pg_ds_restart(void);
 
 /* Client side. seg/offset locate the remote object (see pg_mem_locate) on pe's node.
  *

@@ -62,16 +62,13 @@ struct names {
     char server[PG_NET_ADDR_MAX];
 };
 
-int pg_ds_init(void)
+/* Opens the client endpoint (and the server's on node-local rank 0) sized by the current
+ * pg_cfg, exchanges the addresses and starts the server. Collective. */
+static void open_endpoints(void)
 {
-    pg_acc_locks_init();
-    if (pg_world.nnodes == 1)
-        return 0; /* every PE is reached by load/store */
     if (pg_cfg.pipeline_buffers < 1 || pg_cfg.pipeline_buffer_size < 64)
         pg_fatal("shmem_init", "PANGEA_PIPELINE_BUFFERS must be at least 1 and "
                                "PANGEA_PIPELINE_BUFFER_SIZE at least 64 bytes");
-    if (pg_net_init() != 0)
-        return -1;
     ds_client_open();
     int leader = pg_world.local_rank == 0;
     if (leader)
@@ -93,6 +90,26 @@ int pg_ds_init(void)
     free(all);
     network_up = 1;
     pg_boot_barrier(); /* every server is listening before anyone sends */
+}
+
+/* Every PE has quieted and passed a barrier: no request is in flight anywhere. */
+static void close_endpoints(void)
+{
+    if (pg_world.local_rank == 0)
+        ds_server_stop();
+    ds_client_close();
+    network_up = 0;
+}
+
+int pg_ds_init(void)
+{
+    pg_acc_locks_init();
+    if (pg_world.nnodes == 1)
+        return 0; /* every PE is reached by load/store */
+    if (pg_net_init() != 0)
+        return -1;
+    pg_config_check_provider(pg_net_provider());
+    open_endpoints();
     return 0;
 }
 
@@ -106,9 +123,17 @@ void pg_ds_fini(void)
      * finalized it first) the servers stay up until the process exits. */
     if (pg_boot_barrier_if_available() != 0)
         return;
-    if (pg_world.local_rank == 0)
-        ds_server_stop();
-    ds_client_close();
+    close_endpoints();
     pg_net_fini();
-    network_up = 0;
+}
+
+int pg_ds_restart(void)
+{
+    if (!network_up)
+        return 0; /* one node: the pipeline settings are not used */
+    pg_ds_quiet(NULL);
+    pg_boot_barrier();
+    close_endpoints();
+    open_endpoints();
+    return 0;
 }
