@@ -413,7 +413,9 @@ static int write_file(const struct pg_tune_choice *c, const char *provider, int 
             "provider, and on hosts that\n# match 'host' (a shell pattern: set it to e.g. "
             "node* for a whole cluster).\n",
             PG_VERSION_STRING, hosts);
-    fprintf(f, "provider = %s\nhost = %s\ndate = %s\n", provider, opt.host ? opt.host : host, date);
+    if (provider[0])
+        fprintf(f, "provider = %s\n", provider);
+    fprintf(f, "host = %s\ndate = %s\n", opt.host ? opt.host : host, date);
     if (nnodes > 1) {
         fprintf(f, "PANGEA_PIPELINE_BUFFERS = %d\nPANGEA_PIPELINE_BUFFER_SIZE = %s\n", c->buffers,
                 size_text(c->buffer_size));
