@@ -8,7 +8,11 @@
  * of its receive space and a number of requests), so a server's receive buffers are never
  * overrun whatever all PEs send at once. A get is one request per window of half the send
  * region: the server packs and streams the data back in chunks, and the window bounds what
- * the replies may occupy in this PE's receive buffers. */
+ * the replies may occupy in this PE's receive buffers.
+ *
+ * Contiguous puts and gets of PANGEA_DIRECT_RMA_THRESHOLD bytes or more skip the copies: one
+ * RMA between the caller's buffer and the target's memory, as registered by its node's
+ * server, when the provider offers RMA. */
 #include "ds_internal.h"
 
 #include "memory/memory.h"
@@ -57,8 +61,11 @@ struct pending {
 static struct {
     pthread_mutex_t lock;
     struct pg_net_ep *ep;
-    fi_addr_t *server; /* [nnodes] */
-    char *region;      /* the send region */
+    fi_addr_t *server;                      /* [nnodes] */
+    char *region;                           /* the send region */
+    struct pg_net_mr *region_mr;            /* when local buffers must be registered */
+    struct pg_net_mr *own_mr[PG_SEG_COUNT]; /* my segments, as RMA buffers (idem) */
+    struct ds_region *regions;              /* [npes * PG_SEG_COUNT] direct RMA targets */
     size_t region_size, oldest, next, wrap_at;
     size_t chunk;         /* data bytes per message, a multiple of PG_ACC_MAX_ELEMENT */
     size_t window;        /* get bytes per request */
@@ -151,6 +158,12 @@ static void block_sent(struct block *b)
     }
 }
 
+/* A direct RMA call: its operations (one per provider-sized piece) in flight. */
+struct rma_call {
+    struct fi_context ctx; /* first: the completion's context points here */
+    size_t outstanding;
+};
+
 /* Reads completions: replies, used-up receive buffers, sent blocks. Lock held. */
 static void progress(void)
 {
@@ -158,6 +171,10 @@ static void progress(void)
     int n = pg_net_poll(c.ep, events, 16);
     for (int i = 0; i < n; i++) {
         struct pg_net_event *e = &events[i];
+        if (e->is_rma) {
+            ((struct rma_call *)e->context)->outstanding--;
+            continue;
+        }
         if (!e->is_recv) {
             block_sent((struct block *)e->context);
             continue;
@@ -252,7 +269,8 @@ static void send_block(int pe, struct block *b, struct pg_ds_header *h, size_t b
     h->target = (uint32_t)pe;
     memcpy(b->data, h, sizeof *h);
     struct iovec iov = {b->data, bytes};
-    pg_net_sendv(c.ep, c.server[pg_world.node_of[pe]], &iov, 1, &b->ctx);
+    void *desc = pg_net_mr_desc(c.region_mr);
+    pg_net_sendv(c.ep, c.server[pg_world.node_of[pe]], &iov, &desc, 1, &b->ctx);
 }
 
 /* The descriptor of the remote side of a shape; returns its bytes. */
@@ -314,9 +332,70 @@ static void send_shaped(struct pg_ds_completion *cc, int pe, struct pg_ds_header
     pthread_mutex_unlock(&c.lock);
 }
 
+static int direct_worthwhile(int pe, int seg, const struct pg_strided *shape)
+{
+    return shape->levels == 0 && pg_cfg.direct_rma_threshold &&
+           shape->count[0] >= (size_t)pg_cfg.direct_rma_threshold &&
+           c.regions[pe * PG_SEG_COUNT + seg].registered;
+}
+
+static int node_drained(const void *arg)
+{
+    return c.requests[*(const int *)arg] == 0;
+}
+
+static int rma_done(const void *arg)
+{
+    return ((const struct rma_call *)arg)->outstanding == 0;
+}
+
+/* The descriptor of a local buffer for an RMA: my registered segments cover symmetric
+ * buffers; any other is registered for this call (*temporary, closed by the caller). */
+static void *local_desc(void *buf, size_t len, struct pg_net_mr **temporary)
+{
+    *temporary = NULL;
+    if (!pg_net_local_mr())
+        return NULL;
+    size_t offset;
+    int seg = pg_mem_locate(buf, len, &offset);
+    if (seg >= 0 && c.own_mr[seg])
+        return pg_net_mr_desc(c.own_mr[seg]);
+    *temporary = pg_net_mr_reg(c.ep, buf, len, FI_READ | FI_WRITE);
+    return pg_net_mr_desc(*temporary);
+}
+
+/* One contiguous transfer straight between buf and the target's memory; returns when it is
+ * complete at both ends. It waits first for this PE's requests to the node, so operations
+ * to one PE apply in issue order whichever path they take. */
+static void direct(int write, int pe, int seg, size_t offset, void *buf, size_t len)
+{
+    int node = pg_world.node_of[pe];
+    const struct ds_region *r = &c.regions[pe * PG_SEG_COUNT + seg];
+    pthread_mutex_lock(&c.lock);
+    if (!node_drained(&node))
+        wait_until(node_drained, &node);
+    struct pg_net_mr *temporary;
+    void *desc = local_desc(buf, len, &temporary);
+    struct rma_call call = {.outstanding = 0};
+    size_t piece = pg_net_max_msg();
+    for (size_t done = 0; done < len; done += piece) {
+        size_t n = len - done < piece ? len - done : piece;
+        call.outstanding++;
+        pg_net_rma(c.ep, write, c.server[node], (char *)buf + done, n, desc,
+                   r->base + offset + done, r->key, &call.ctx);
+    }
+    wait_until(rma_done, &call);
+    pthread_mutex_unlock(&c.lock);
+    pg_net_mr_close(temporary);
+}
+
 void pg_ds_put(struct pg_ds_completion *cc, int pe, int seg, size_t offset, const void *src,
                const struct pg_strided *shape)
 {
+    if (direct_worthwhile(pe, seg, shape)) {
+        direct(1, pe, seg, offset, (void *)src, shape->count[0]);
+        return;
+    }
     struct pg_ds_header h = {.type = PG_DS_PUT, .segment = (uint8_t)seg, .offset = offset};
     send_shaped(cc, pe, &h, src, shape);
 }
@@ -372,6 +451,10 @@ static void request_get(int pe, struct pending *p, struct pg_ds_header *h, const
 
 void pg_ds_get(int pe, int seg, size_t offset, void *dest, const struct pg_strided *shape)
 {
+    if (direct_worthwhile(pe, seg, shape)) {
+        direct(0, pe, seg, offset, dest, shape->count[0]);
+        return;
+    }
     size_t total = shape_bytes(shape);
     uint64_t desc[2 + 2 * PG_MAX_STRIDE];
     size_t desc_bytes = shape->levels ? write_strided(desc, shape, shape->src_stride) : 0;
@@ -559,7 +642,8 @@ void pg_ds_send_raw(int node, const void *bytes, size_t len)
     c.credit_used[node] -= credit;
     memcpy(b->data, bytes, len);
     struct iovec iov = {b->data, len};
-    pg_net_sendv(c.ep, c.server[node], &iov, 1, &b->ctx);
+    void *desc = pg_net_mr_desc(c.region_mr);
+    pg_net_sendv(c.ep, c.server[node], &iov, &desc, 1, &b->ctx);
     pthread_mutex_unlock(&c.lock);
 }
 
@@ -608,9 +692,17 @@ void ds_client_open(void)
     c.requests = calloc((size_t)pg_world.nnodes, sizeof(int));
     c.credit_used = calloc((size_t)pg_world.nnodes, sizeof(size_t));
     c.server = calloc((size_t)pg_world.nnodes, sizeof(fi_addr_t));
-    if (!c.region || !c.pending || !c.requests || !c.credit_used || !c.server)
+    c.regions = calloc((size_t)pg_world.npes * PG_SEG_COUNT, sizeof *c.regions);
+    if (!c.region || !c.pending || !c.requests || !c.credit_used || !c.server || !c.regions)
         pg_fatal("shmem_init", "out of memory for the network client");
     memset(c.region, 0, c.region_size);
+    if (pg_net_local_mr()) {
+        c.region_mr = pg_net_mr_reg(c.ep, c.region, c.region_size, FI_SEND);
+        for (int seg = 0; seg < PG_SEG_COUNT && pg_net_has_rma(); seg++)
+            if (pg_segments[seg].size)
+                c.own_mr[seg] = pg_net_mr_reg(c.ep, pg_segments[seg].base, pg_segments[seg].size,
+                                              FI_READ | FI_WRITE);
+    }
     for (int i = 0; i < 2; i++)
         ds_recv_open(c.ep, &c.recv[i], reply_space());
     c.next_seq = 0;
@@ -631,6 +723,11 @@ void ds_client_connect(int node, const void *server_name)
     c.server[node] = pg_net_av_insert(c.ep, server_name);
 }
 
+void ds_client_set_region(int pe, int seg, const struct ds_region *region)
+{
+    c.regions[pe * PG_SEG_COUNT + seg] = *region;
+}
+
 static int region_idle(const void *arg)
 {
     (void)arg;
@@ -643,13 +740,19 @@ void ds_client_close(void)
     pthread_mutex_lock(&c.lock);
     wait_until(region_idle, NULL); /* the last sends finish before their blocks go */
     pthread_mutex_unlock(&c.lock);
-    pg_net_ep_close(c.ep);
     for (int i = 0; i < 2; i++)
         ds_recv_close(&c.recv[i]);
+    pg_net_mr_close(c.region_mr);
+    for (int seg = 0; seg < PG_SEG_COUNT; seg++)
+        pg_net_mr_close(c.own_mr[seg]);
+    pg_net_ep_close(c.ep);
     free(c.region);
+    free(c.regions);
     free(c.pending);
     free(c.requests);
     free(c.credit_used);
     free(c.server);
     c.ep = NULL;
+    c.region_mr = NULL;
+    memset(c.own_mr, 0, sizeof c.own_mr);
 }

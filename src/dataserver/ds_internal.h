@@ -13,6 +13,16 @@ struct ds_recv_buffer {
     struct fi_context ctx; /* first: the completion's context points here */
     char *data;
     size_t size;
+    struct pg_net_mr *mr; /* when local buffers must be registered */
+};
+
+/* How initiators name a PE's segment in a direct RMA: registered by the server of its node
+ * on the server's endpoint, so the server thread's progress completes it while the PE
+ * computes. */
+struct ds_region {
+    uint64_t registered; /* 0: no direct RMA to this segment */
+    uint64_t key;
+    uint64_t base; /* the remote address of byte 0 */
 };
 
 size_t ds_max_message(void);
@@ -29,11 +39,14 @@ void ds_recv_close(struct ds_recv_buffer *b);
 void ds_client_open(void);
 void ds_client_close(void);
 void ds_client_connect(int node, const void *server_name);
+void ds_client_set_region(int pe, int seg, const struct ds_region *region);
 struct pg_net_ep *ds_client_ep(void);
 /* Receive space a server reserves for each PE of another node (the client's credit). */
 size_t ds_client_credit_bytes(void);
 
 void ds_server_open(void);
+/* The server's registration of segment seg of pe, a PE of its node. */
+struct ds_region ds_server_region(int pe, int seg);
 struct pg_net_ep *ds_server_ep(void);
 void ds_server_start(const char *client_names, size_t name_stride);
 void ds_server_stop(void);

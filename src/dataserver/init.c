@@ -1,6 +1,7 @@
 /* Bringing the network path up and down: endpoints, address exchange, the server thread. */
 #include "ds_internal.h"
 
+#include "memory/memory.h"
 #include "runtime/runtime.h"
 #include "startup/startup.h"
 
@@ -42,25 +43,46 @@ void ds_recv_open(struct pg_net_ep *ep, struct ds_recv_buffer *b, size_t size)
     b->data = malloc(b->size);
     if (!b->data)
         pg_fatal("shmem_init", "out of memory for %zu-byte receive buffers", b->size);
-    pg_net_post_multi_recv(ep, b->data, b->size, &b->ctx);
+    b->mr = pg_net_local_mr() ? pg_net_mr_reg(ep, b->data, b->size, FI_RECV) : NULL;
+    pg_net_post_multi_recv(ep, b->data, b->size, pg_net_mr_desc(b->mr), &b->ctx);
 }
 
 void ds_recv_repost(struct pg_net_ep *ep, void *context)
 {
     struct ds_recv_buffer *b = context;
-    pg_net_post_multi_recv(ep, b->data, b->size, &b->ctx);
+    pg_net_post_multi_recv(ep, b->data, b->size, pg_net_mr_desc(b->mr), &b->ctx);
 }
 
 void ds_recv_close(struct ds_recv_buffer *b)
 {
+    pg_net_mr_close(b->mr);
     free(b->data);
     b->data = NULL;
+    b->mr = NULL;
 }
 
 struct names {
     char client[PG_NET_ADDR_MAX];
     char server[PG_NET_ADDR_MAX];
+    struct ds_region regions[PG_SEG_COUNT];
 };
+
+/* Where my node's server leaves my segments' registrations for me: my internal symmetric
+ * area, which it reaches by load/store. Allocated once per init (pg_ds_restart keeps it), at
+ * the same offset on every PE. */
+static struct ds_region *my_regions;
+
+static void publish_regions(void)
+{
+    size_t at = (size_t)((char *)my_regions - pg_segments[PG_SEG_HEAP].base);
+    for (int i = 0; i < pg_world.local_size; i++) {
+        int pe = pg_world.local_pes[i];
+        struct ds_region *theirs =
+            (struct ds_region *)(pg_segments[PG_SEG_HEAP].peer_base[pe] + at);
+        for (int seg = 0; seg < PG_SEG_COUNT; seg++)
+            theirs[seg] = ds_server_region(pe, seg);
+    }
+}
 
 /* Opens the client endpoint (and the server's on node-local rank 0) sized by the current
  * pg_cfg, exchanges the addresses and starts the server. Collective. */
@@ -71,10 +93,14 @@ static void open_endpoints(void)
                                "PANGEA_PIPELINE_BUFFER_SIZE at least 64 bytes");
     ds_client_open();
     int leader = pg_world.local_rank == 0;
-    if (leader)
+    if (leader) {
         ds_server_open();
+        publish_regions();
+    }
+    pg_boot_node_barrier();
     struct names mine;
     memset(&mine, 0, sizeof mine);
+    memcpy(mine.regions, my_regions, sizeof mine.regions);
     if (!pg_net_ep_name(ds_client_ep(), mine.client) ||
         (leader && !pg_net_ep_name(ds_server_ep(), mine.server)))
         pg_fatal("shmem_init", "endpoint address longer than %d bytes", PG_NET_ADDR_MAX);
@@ -82,9 +108,12 @@ static void open_endpoints(void)
     if (!all)
         pg_fatal("shmem_init", "out of memory for the address exchange");
     pg_boot_allgather(&mine, all, sizeof mine);
-    for (int pe = 0; pe < pg_world.npes; pe++)
+    for (int pe = 0; pe < pg_world.npes; pe++) {
         if (pg_world.local_of[pe] == 0)
             ds_client_connect(pg_world.node_of[pe], all[pe].server);
+        for (int seg = 0; seg < PG_SEG_COUNT; seg++)
+            ds_client_set_region(pe, seg, &all[pe].regions[seg]);
+    }
     if (leader)
         ds_server_start(all[0].client, sizeof *all);
     free(all);
@@ -109,6 +138,7 @@ int pg_ds_init(void)
     if (pg_net_init() != 0)
         return -1;
     pg_config_check_provider(pg_net_provider());
+    my_regions = pg_mem_internal_alloc(PG_SEG_COUNT * sizeof *my_regions);
     open_endpoints();
     return 0;
 }
@@ -125,6 +155,7 @@ void pg_ds_fini(void)
         return;
     close_endpoints();
     pg_net_fini();
+    my_regions = NULL; /* the internal area is reset with the heap */
 }
 
 int pg_ds_restart(void)

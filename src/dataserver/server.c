@@ -29,6 +29,9 @@ struct reply_buffer {
 struct reply_pool {
     struct reply_buffer *buffers;
     int count, next;
+    char *packed;                 /* [count * chunk] packing space, or NULL */
+    struct pg_net_mr *headers_mr; /* when local buffers must be registered */
+    struct pg_net_mr *packed_mr;
 };
 
 static struct {
@@ -36,8 +39,9 @@ static struct {
     struct ds_recv_buffer recv[2];
     struct reply_pool headers, packs;
     size_t chunk;
-    fi_addr_t *client;  /* [npes], inserted on a PE's first request */
-    char *client_names; /* [npes * stride] */
+    struct pg_net_mr **segment_mr; /* [local_size * PG_SEG_COUNT] */
+    fi_addr_t *client;             /* [npes], inserted on a PE's first request */
+    char *client_names;            /* [npes * stride] */
     size_t name_stride;
     pthread_t thread;
     int running, stopping;
@@ -82,10 +86,12 @@ static fi_addr_t client_addr(uint32_t pe)
 }
 
 /* Answers a request: the request's header echoed (seq, cookie, credit) with the reply's type,
- * status, operand and data. r is a buffer of either pool; data need not live in it. */
-static void send_reply(struct reply_buffer *r, const struct pg_ds_header *request, uint8_t type,
-                       uint16_t status, uint64_t operand, const void *data, size_t len,
-                       uint64_t position)
+ * status, operand and data. r is a buffer of pool; data lies in the pool's packing space or,
+ * registered as data_mr, in a segment. */
+static void send_reply(struct reply_pool *pool, struct reply_buffer *r,
+                       const struct pg_ds_header *request, uint8_t type, uint16_t status,
+                       uint64_t operand, const void *data, size_t len, uint64_t position,
+                       const struct pg_net_mr *data_mr)
 {
     r->header = *request;
     r->header.type = type;
@@ -94,13 +100,15 @@ static void send_reply(struct reply_buffer *r, const struct pg_ds_header *reques
     r->header.length = len;
     r->header.position = position;
     struct iovec iov[2] = {{&r->header, sizeof r->header}, {(void *)data, len}};
-    pg_net_sendv(s.ep, client_addr(request->source), iov, len ? 2 : 1, &r->ctx);
+    void *desc[2] = {pg_net_mr_desc(pool->headers_mr), pg_net_mr_desc(data_mr)};
+    pg_net_sendv(s.ep, client_addr(request->source), iov, desc, len ? 2 : 1, &r->ctx);
 }
 
 static void reply(const struct pg_ds_header *request, uint8_t type, uint16_t status,
                   uint64_t operand)
 {
-    send_reply(take_reply(&s.headers), request, type, status, operand, NULL, 0, 0);
+    send_reply(&s.headers, take_reply(&s.headers), request, type, status, operand, NULL, 0, 0,
+               NULL);
 }
 
 static void reject(const struct pg_ds_header *h, size_t len, int status)
@@ -115,6 +123,11 @@ static void reject(const struct pg_ds_header *h, size_t len, int status)
     if (len >= sizeof *h && status != PG_DS_BAD_SOURCE && status != PG_DS_BAD_VERSION &&
         h->source < (uint32_t)pg_world.npes)
         reply(h, PG_DS_NACK, (uint16_t)status, 0);
+}
+
+static struct pg_net_mr *segment_mr(uint32_t pe, int seg)
+{
+    return s.segment_mr ? s.segment_mr[pg_world.local_of[pe] * PG_SEG_COUNT + seg] : NULL;
 }
 
 static void acc_piece(char *region, char *packed, size_t n, void *arg)
@@ -178,8 +191,8 @@ static void stream(const struct pg_ds_header *h, char *base, const struct layout
             n = n / l->piece_bytes * l->piece_bytes;
         size_t position = h->position + done;
         if (h->layout == PG_DS_CONTIG) {
-            send_reply(take_reply(&s.headers), h, PG_DS_GET_REPLY, 0, 0,
-                       base + h->offset + position, n, position);
+            send_reply(&s.headers, take_reply(&s.headers), h, PG_DS_GET_REPLY, 0, 0,
+                       base + h->offset + position, n, position, segment_mr(h->target, h->segment));
         } else {
             struct reply_buffer *r = take_reply(&s.packs);
             if (h->layout == PG_DS_VECTOR) {
@@ -192,7 +205,8 @@ static void stream(const struct pg_ds_header *h, char *base, const struct layout
                 pg_ds_walk(base + h->offset, l->levels, l->count, l->stride, position, n, r->packed,
                            ds_pack_piece, NULL);
             }
-            send_reply(r, h, PG_DS_GET_REPLY, 0, 0, r->packed, n, position);
+            send_reply(&s.packs, r, h, PG_DS_GET_REPLY, 0, 0, r->packed, n, position,
+                       s.packs.packed_mr);
         }
         done += n;
     }
@@ -278,37 +292,78 @@ static void *server_main(void *arg)
     return NULL;
 }
 
-void ds_server_open(void)
+static void pool_open(struct reply_pool *pool, int count, size_t packed_bytes)
 {
-    s.ep = pg_net_ep_open("data server", ds_max_message());
-    s.chunk = ds_chunk_bytes();
-    s.headers =
-        (struct reply_pool){calloc(REPLY_BUFFERS, sizeof(struct reply_buffer)), REPLY_BUFFERS, 0};
-    s.packs =
-        (struct reply_pool){calloc(PACK_BUFFERS, sizeof(struct reply_buffer)), PACK_BUFFERS, 0};
-    if (!s.headers.buffers || !s.packs.buffers)
-        pg_fatal("shmem_init", "out of memory for the data server");
-    for (int i = 0; i < PACK_BUFFERS; i++)
-        if (!(s.packs.buffers[i].packed = malloc(s.chunk)))
-            pg_fatal("shmem_init", "out of memory for the data server's packing buffers");
-    /* Every PE of another node may hold its credit's worth of this space at once. */
-    size_t remote_pes = (size_t)(pg_world.npes - pg_world.local_size);
-    for (int i = 0; i < 2; i++)
-        ds_recv_open(s.ep, &s.recv[i], remote_pes * ds_client_credit_bytes());
+    *pool = (struct reply_pool){.buffers = calloc((size_t)count, sizeof(struct reply_buffer)),
+                                .count = count};
+    if (packed_bytes && !(pool->packed = malloc((size_t)count * packed_bytes)))
+        pool->buffers = NULL;
+    if (!pool->buffers)
+        pg_fatal("shmem_init", "out of memory for the data server's reply buffers");
+    for (int i = 0; packed_bytes && i < count; i++)
+        pool->buffers[i].packed = pool->packed + (size_t)i * packed_bytes;
+    if (pg_net_local_mr()) {
+        pool->headers_mr = pg_net_mr_reg(s.ep, pool->buffers,
+                                         (size_t)count * sizeof(struct reply_buffer), FI_SEND);
+        if (packed_bytes)
+            pool->packed_mr =
+                pg_net_mr_reg(s.ep, pool->packed, (size_t)count * packed_bytes, FI_SEND);
+    }
 }
 
-static void pool_drain(struct reply_pool *pool)
+static void pool_close(struct reply_pool *pool)
 {
     for (int i = 0; i < pool->count; i++)
         while (pool->buffers[i].busy)
             progress();
+    pg_net_mr_close(pool->headers_mr);
+    pg_net_mr_close(pool->packed_mr);
+    free(pool->packed);
+    free(pool->buffers);
 }
 
-static void pool_free(struct reply_pool *pool)
+/* Every segment of every PE of the node is registered once: the target of direct RMA, and
+ * the source of contiguous get replies where sends need registered buffers. */
+static void register_segments(void)
 {
-    for (int i = 0; i < pool->count; i++)
-        free(pool->buffers[i].packed);
-    free(pool->buffers);
+    uint64_t access = (pg_net_has_rma() ? FI_REMOTE_READ | FI_REMOTE_WRITE : 0) |
+                      (pg_net_local_mr() ? FI_SEND : 0);
+    if (!access)
+        return;
+    s.segment_mr = calloc((size_t)pg_world.local_size * PG_SEG_COUNT, sizeof *s.segment_mr);
+    if (!s.segment_mr)
+        pg_fatal("shmem_init", "out of memory for the data server's registrations");
+    for (int i = 0; i < pg_world.local_size; i++) {
+        int pe = pg_world.local_pes[i];
+        for (int seg = 0; seg < PG_SEG_COUNT; seg++) {
+            const struct pg_segment *sg = &pg_segments[seg];
+            if (sg->peer_base && sg->peer_base[pe] && sg->size)
+                s.segment_mr[i * PG_SEG_COUNT + seg] =
+                    pg_net_mr_reg(s.ep, sg->peer_base[pe], sg->size, access);
+        }
+    }
+}
+
+struct ds_region ds_server_region(int pe, int seg)
+{
+    struct pg_net_mr *mr = segment_mr((uint32_t)pe, seg);
+    if (!mr || !pg_net_has_rma())
+        return (struct ds_region){0};
+    return (struct ds_region){
+        .registered = 1, .key = pg_net_mr_key(mr), .base = pg_net_mr_remote_base(mr)};
+}
+
+void ds_server_open(void)
+{
+    s.ep = pg_net_ep_open("data server", ds_max_message());
+    s.chunk = ds_chunk_bytes();
+    pool_open(&s.headers, REPLY_BUFFERS, 0);
+    pool_open(&s.packs, PACK_BUFFERS, s.chunk);
+    register_segments();
+    /* Every PE of another node may hold its credit's worth of this space at once. */
+    size_t remote_pes = (size_t)(pg_world.npes - pg_world.local_size);
+    for (int i = 0; i < 2; i++)
+        ds_recv_open(s.ep, &s.recv[i], remote_pes * ds_client_credit_bytes());
 }
 
 struct pg_net_ep *ds_server_ep(void)
@@ -347,13 +402,14 @@ void ds_server_stop(void)
     pg_ds_send_raw(pg_world.node, &stop, sizeof stop);
     pthread_join(s.thread, NULL);
     s.running = 0;
-    pool_drain(&s.headers);
-    pool_drain(&s.packs);
-    pg_net_ep_close(s.ep);
+    pool_close(&s.headers);
+    pool_close(&s.packs);
+    for (int i = 0; s.segment_mr && i < pg_world.local_size * PG_SEG_COUNT; i++)
+        pg_net_mr_close(s.segment_mr[i]);
+    free(s.segment_mr);
     for (int i = 0; i < 2; i++)
         ds_recv_close(&s.recv[i]);
-    pool_free(&s.headers);
-    pool_free(&s.packs);
+    pg_net_ep_close(s.ep);
     free(s.client);
     free(s.client_names);
     memset(&s, 0, sizeof s);

@@ -10,36 +10,42 @@
 
 /* The tunables: X(field, kind, environment name, default, meaning).
  * kind: SIZE (the OpenSHMEM size grammar), INT, BOOL. */
-#define PG_TUNABLES(X)                                                                        \
-    X(symmetric_size, SIZE, "SHMEM_SYMMETRIC_SIZE", "256M",                                   \
-      "Symmetric heap bytes per PE (k/m/g/t suffixes, decimals allowed)")                     \
-    X(debug, BOOL, "SHMEM_DEBUG", "0",                                                        \
-      "Check every argument; a bad one stops the job with a message naming the call")         \
-    X(info, BOOL, "SHMEM_INFO", "0", "Print the tunables and their values at startup (PE 0)") \
-    X(version, BOOL, "SHMEM_VERSION", "0", "Print the library version at startup (PE 0)")     \
-    X(check, BOOL, "PANGEA_CHECK", "0", "Same as SHMEM_DEBUG: validate every argument")       \
-    X(spin_count, INT, "PANGEA_SPIN_COUNT", "2000",                                           \
-      "Polls a waiting PE makes before it yields its core (then polls and yields "            \
-      "alternately); unset, it is 50 when a node's PEs outnumber its cores")                  \
-    X(pipeline_buffers, INT, "PANGEA_PIPELINE_BUFFERS", "16",                                 \
-      "Send buffers per PE for off-node transfers: how many chunks one PE keeps in flight")   \
-    X(pipeline_buffer_size, SIZE, "PANGEA_PIPELINE_BUFFER_SIZE", "64K",                       \
-      "Data bytes per chunk of an off-node transfer (larger transfers are split)")            \
-    X(server_spin_us, INT, "PANGEA_SERVER_SPIN_US", "200",                                    \
-      "Microseconds the node's data server keeps polling after a request before it sleeps")   \
-    X(static_map, BOOL, "PANGEA_STATIC_MAP", "1",                                             \
-      "Map the program's static data into on-node peers so put/get/AMO on globals are "       \
-      "load/store (0: static data is not remotely accessible)")                               \
-    X(coll_chunk, SIZE, "PANGEA_COLL_CHUNK", "128K",                                          \
-      "Broadcasts of more bytes move down their tree in pieces of this size (pipelined)")     \
-    X(coll_reduce_gather, SIZE, "PANGEA_COLL_REDUCE_GATHER", "2K",                            \
-      "Reductions of at most this many bytes are gathered at one leader per node, reduced "   \
-      "there and sent back (capped at 1 MiB divided by the number of PEs)")                   \
-    X(coll_reduce_split, SIZE, "PANGEA_COLL_REDUCE_SPLIT", "4K",                              \
-      "Reductions of more bytes are split: each PE reduces 1/n of the elements and sends "    \
-      "its part to all (reduce-scatter + allgather); smaller ones every PE reduces whole")    \
-    X(armci_group_heap, SIZE, "PANGEA_ARMCI_GROUP_HEAP", "32M",                               \
-      "Bytes of the symmetric heap ARMCI_Init sets aside for ARMCI_Malloc_group over a "      \
+#define PG_TUNABLES(X)                                                                         \
+    X(symmetric_size, SIZE, "SHMEM_SYMMETRIC_SIZE", "256M",                                    \
+      "Symmetric heap bytes per PE (k/m/g/t suffixes, decimals allowed)")                      \
+    X(debug, BOOL, "SHMEM_DEBUG", "0",                                                         \
+      "Check every argument; a bad one stops the job with a message naming the call")          \
+    X(info, BOOL, "SHMEM_INFO", "0", "Print the tunables and their values at startup (PE 0)")  \
+    X(version, BOOL, "SHMEM_VERSION", "0", "Print the library version at startup (PE 0)")      \
+    X(check, BOOL, "PANGEA_CHECK", "0", "Same as SHMEM_DEBUG: validate every argument")        \
+    X(spin_count, INT, "PANGEA_SPIN_COUNT", "2000",                                            \
+      "Polls a waiting PE makes before it yields its core (then polls and yields "             \
+      "alternately); unset, it is 50 when a node's PEs outnumber its cores")                   \
+    X(pipeline_buffers, INT, "PANGEA_PIPELINE_BUFFERS", "16",                                  \
+      "Send buffers per PE for off-node transfers: how many chunks one PE keeps in flight")    \
+    X(pipeline_buffer_size, SIZE, "PANGEA_PIPELINE_BUFFER_SIZE", "64K",                        \
+      "Data bytes per chunk of an off-node transfer (larger transfers are split)")             \
+    X(direct_rma_threshold, SIZE, "PANGEA_DIRECT_RMA_THRESHOLD", "64K",                        \
+      "Contiguous off-node puts and gets of at least this many bytes are one RMA straight "    \
+      "to or from the target's memory, when the provider offers RMA (0: always the pipeline)") \
+    X(register_local, BOOL, "PANGEA_REGISTER_LOCAL", "0",                                      \
+      "Register local buffers and pass their descriptors even when the provider does not "     \
+      "need it (FI_MR_LOCAL), to exercise that path")                                          \
+    X(server_spin_us, INT, "PANGEA_SERVER_SPIN_US", "200",                                     \
+      "Microseconds the node's data server keeps polling after a request before it sleeps")    \
+    X(static_map, BOOL, "PANGEA_STATIC_MAP", "1",                                              \
+      "Map the program's static data into on-node peers so put/get/AMO on globals are "        \
+      "load/store (0: static data is not remotely accessible)")                                \
+    X(coll_chunk, SIZE, "PANGEA_COLL_CHUNK", "128K",                                           \
+      "Broadcasts of more bytes move down their tree in pieces of this size (pipelined)")      \
+    X(coll_reduce_gather, SIZE, "PANGEA_COLL_REDUCE_GATHER", "2K",                             \
+      "Reductions of at most this many bytes are gathered at one leader per node, reduced "    \
+      "there and sent back (capped at 1 MiB divided by the number of PEs)")                    \
+    X(coll_reduce_split, SIZE, "PANGEA_COLL_REDUCE_SPLIT", "4K",                               \
+      "Reductions of more bytes are split: each PE reduces 1/n of the elements and sends "     \
+      "its part to all (reduce-scatter + allgather); smaller ones every PE reduces whole")     \
+    X(armci_group_heap, SIZE, "PANGEA_ARMCI_GROUP_HEAP", "32M",                                \
+      "Bytes of the symmetric heap ARMCI_Init sets aside for ARMCI_Malloc_group over a "       \
       "subset of the processes (at most a quarter of the heap)")
 
 #define PG_OVERSUBSCRIBED_SPIN_COUNT 50

@@ -7,6 +7,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,9 +18,16 @@ struct pg_net_ep {
     const char *role;
 };
 
+struct pg_net_mr {
+    struct fid_mr *mr;
+    uint64_t remote_base; /* what a remote access names byte 0 of the region by */
+};
+
 static struct fi_info *info;
 static struct fid_fabric *fabric;
 static struct fid_domain *domain;
+static int rma;      /* the provider does RMA reads and writes */
+static int local_mr; /* local buffers must be registered (FI_MR_LOCAL, or forced) */
 
 #define OFI_CHECK(call, what)                                                             \
     do {                                                                                  \
@@ -36,41 +44,59 @@ static int reaches_other_nodes(const struct fi_info *fi)
     return strcmp(fi->fabric_attr->prov_name, "shm") != 0 && !(dom && strcmp(dom, "lo") == 0);
 }
 
-int pg_net_init(void)
+/* Memory-registration modes Pangea handles: local buffers registered (descriptors passed),
+ * remote addresses virtual or offsets, provider-chosen keys, registrations bound to an
+ * endpoint, memory backed before registration (ours always is). */
+#define SUPPORTED_MR_MODES \
+    (FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED | FI_MR_ENDPOINT)
+#define RMA_CAPS (FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE)
+
+/* The first provider offering caps that reaches other nodes (any, under FI_PROVIDER); NULL
+ * when none, with the name of an on-node-only provider found, if any, in on_node_only. */
+static struct fi_info *find_provider(uint64_t caps, char on_node_only[64])
 {
-    struct fi_info *hints = fi_allocinfo(), *list = NULL;
+    struct fi_info *hints = fi_allocinfo(), *list = NULL, *chosen = NULL;
     if (!hints)
-        return -1;
+        return NULL;
     hints->ep_attr->type = FI_EP_RDM;
-    hints->caps = FI_MSG | FI_MULTI_RECV;
+    hints->caps = caps;
     hints->mode = FI_CONTEXT;
-    hints->tx_attr->msg_order = FI_ORDER_SAS; /* requests to one server apply in order */
+    /* Requests to one server apply in order; a direct write is ordered with requests. */
+    hints->tx_attr->msg_order = FI_ORDER_SAS;
     hints->rx_attr->msg_order = FI_ORDER_SAS;
     hints->domain_attr->threading = FI_THREAD_SAFE;
-    hints->domain_attr->mr_mode = 0; /* messages only: no registration needed */
-    int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+    hints->domain_attr->mr_mode = SUPPORTED_MR_MODES;
+    if (fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list) == 0) {
+        for (const struct fi_info *fi = list; fi && !chosen; fi = fi->next)
+            if (reaches_other_nodes(fi) || getenv("FI_PROVIDER"))
+                chosen = fi_dupinfo(fi);
+        if (!chosen)
+            snprintf(on_node_only, 64, "%s", list->fabric_attr->prov_name);
+    }
     fi_freeinfo(hints);
-    if (rc != 0) {
-        fprintf(stderr,
-                "pangea: shmem_init: no libfabric provider offers reliable ordered "
-                "messages (%s); check FI_PROVIDER\n",
-                fi_strerror(-rc));
-        return -1;
-    }
-    const struct fi_info *chosen = NULL;
-    for (const struct fi_info *fi = list; fi && !chosen; fi = fi->next)
-        if (reaches_other_nodes(fi) || getenv("FI_PROVIDER"))
-            chosen = fi;
-    if (!chosen) {
-        fprintf(stderr,
-                "pangea: shmem_init: libfabric offers only on-node providers here "
-                "(first: %s); set FI_PROVIDER\n",
-                list->fabric_attr->prov_name);
-        fi_freeinfo(list);
-        return -1;
-    }
-    info = fi_dupinfo(chosen);
     fi_freeinfo(list);
+    return chosen;
+}
+
+int pg_net_init(void)
+{
+    char on_node_only[64] = "";
+    info = find_provider(FI_MSG | FI_MULTI_RECV | RMA_CAPS, on_node_only);
+    rma = info != NULL;
+    if (!info)
+        info = find_provider(FI_MSG | FI_MULTI_RECV, on_node_only);
+    if (!info) {
+        if (on_node_only[0])
+            fprintf(stderr,
+                    "pangea: shmem_init: libfabric offers only on-node providers here "
+                    "(first: %s); set FI_PROVIDER\n",
+                    on_node_only);
+        else
+            fprintf(stderr, "pangea: shmem_init: no libfabric provider offers reliable ordered "
+                            "messages; check FI_PROVIDER\n");
+        return -1;
+    }
+    local_mr = (info->domain_attr->mr_mode & FI_MR_LOCAL) || pg_cfg.register_local;
     OFI_CHECK(fi_fabric(info->fabric_attr, &fabric, NULL), "fi_fabric");
     OFI_CHECK(fi_domain(fabric, info, &domain, NULL), "fi_domain");
     return 0;
@@ -86,6 +112,17 @@ void pg_net_fini(void)
     domain = NULL;
     fabric = NULL;
     info = NULL;
+    rma = local_mr = 0;
+}
+
+int pg_net_has_rma(void)
+{
+    return rma;
+}
+
+int pg_net_local_mr(void)
+{
+    return local_mr;
 }
 
 void pg_net_describe(FILE *out)
@@ -103,9 +140,19 @@ void pg_net_describe(FILE *out)
             fi_tostr(&info->domain_attr->data_progress, FI_TYPE_PROGRESS));
     fprintf(out, ", inject %zu B, max message %zu B\n", info->tx_attr->inject_size,
             info->ep_attr->max_msg_size);
-    fprintf(out, "        software paths: every remote operation is a request to the target "
-                 "node's data server;\n        strided, vector and accumulate data packed "
-                 "through the pipeline; no direct RMA\n");
+    fprintf(out, "        software paths: AMOs, accumulates, strided and vector data: requests "
+                 "to the target node's data server, packed through the pipeline;\n");
+    if (rma && pg_cfg.direct_rma_threshold)
+        fprintf(out,
+                "        contiguous put/get of %lld B or more: direct RMA to the server's "
+                "registration of the target's segment\n",
+                pg_cfg.direct_rma_threshold);
+    else
+        fprintf(out, "        contiguous put/get: pipeline (direct RMA %s)\n",
+                rma ? "disabled by PANGEA_DIRECT_RMA_THRESHOLD=0" : "not offered");
+    fprintf(out, "        local buffers %sregistered%s\n", local_mr ? "" : "not ",
+            local_mr && !(info->domain_attr->mr_mode & FI_MR_LOCAL) ? " (PANGEA_REGISTER_LOCAL)"
+                                                                    : "");
 }
 
 const char *pg_net_provider(void)
@@ -173,8 +220,8 @@ static void progress(struct pg_net_ep *e)
     fi_cq_read(e->cq, NULL, 0);
 }
 
-void pg_net_sendv(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov, size_t count,
-                  void *context)
+void pg_net_sendv(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov, void **desc,
+                  size_t count, void *context)
 {
     size_t total = 0;
     for (size_t i = 0; i < count; i++)
@@ -186,7 +233,7 @@ void pg_net_sendv(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov, si
         else if (!context)
             pg_fatal("transport", "a %zu-byte send needs a completion context", total);
         else
-            rc = fi_sendv(e->ep, iov, NULL, count, to, context);
+            rc = fi_sendv(e->ep, iov, desc, count, to, context);
         if (rc == 0)
             return;
         if (rc != -FI_EAGAIN)
@@ -195,17 +242,81 @@ void pg_net_sendv(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov, si
     }
 }
 
-void pg_net_post_multi_recv(struct pg_net_ep *e, void *buf, size_t len, void *context)
+void pg_net_post_multi_recv(struct pg_net_ep *e, void *buf, size_t len, void *desc, void *context)
 {
     struct iovec iov = {buf, len};
     struct fi_msg msg = {
-        .msg_iov = &iov, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .context = context};
+        .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .context = context};
     for (;;) {
         ssize_t rc = fi_recvmsg(e->ep, &msg, FI_MULTI_RECV);
         if (rc == 0)
             return;
         if (rc != -FI_EAGAIN)
             OFI_CHECK(rc, "fi_recvmsg");
+        progress(e);
+    }
+}
+
+struct pg_net_mr *pg_net_mr_reg(struct pg_net_ep *e, const void *buf, size_t len, uint64_t access)
+{
+    /* Where the provider does not choose keys they must be unique within the domain. */
+    static uint64_t next_key = 1;
+    uint64_t key = __atomic_fetch_add(&next_key, 1, __ATOMIC_RELAXED);
+    struct pg_net_mr *m = calloc(1, sizeof *m);
+    if (!m)
+        pg_fatal("transport", "out of memory");
+    OFI_CHECK(fi_mr_reg(domain, buf, len, access, 0, key, 0, &m->mr, NULL), "fi_mr_reg");
+    if (info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
+        OFI_CHECK(fi_mr_bind(m->mr, &e->ep->fid, 0), "fi_mr_bind");
+        OFI_CHECK(fi_mr_enable(m->mr), "fi_mr_enable");
+    }
+    m->remote_base = info->domain_attr->mr_mode & FI_MR_VIRT_ADDR ? (uint64_t)(uintptr_t)buf : 0;
+    return m;
+}
+
+void *pg_net_mr_desc(const struct pg_net_mr *m)
+{
+    return m ? fi_mr_desc(m->mr) : NULL;
+}
+
+uint64_t pg_net_mr_key(const struct pg_net_mr *m)
+{
+    return fi_mr_key(m->mr);
+}
+
+uint64_t pg_net_mr_remote_base(const struct pg_net_mr *m)
+{
+    return m->remote_base;
+}
+
+void pg_net_mr_close(struct pg_net_mr *m)
+{
+    if (!m)
+        return;
+    fi_close(&m->mr->fid);
+    free(m);
+}
+
+void pg_net_rma(struct pg_net_ep *e, int write, fi_addr_t peer, void *buf, size_t len, void *desc,
+                uint64_t addr, uint64_t key, void *context)
+{
+    struct iovec iov = {buf, len};
+    struct fi_rma_iov remote = {.addr = addr, .len = len, .key = key};
+    struct fi_msg_rma msg = {.msg_iov = &iov,
+                             .desc = &desc,
+                             .iov_count = 1,
+                             .addr = peer,
+                             .rma_iov = &remote,
+                             .rma_iov_count = 1,
+                             .context = context};
+    /* A write completes once its data is in the target's memory: quiet needs no more. */
+    uint64_t flags = FI_COMPLETION | (write ? FI_DELIVERY_COMPLETE : 0);
+    for (;;) {
+        ssize_t rc = write ? fi_writemsg(e->ep, &msg, flags) : fi_readmsg(e->ep, &msg, flags);
+        if (rc == 0)
+            return;
+        if (rc != -FI_EAGAIN)
+            OFI_CHECK(rc, write ? "fi_writemsg" : "fi_readmsg");
         progress(e);
     }
 }
@@ -228,6 +339,7 @@ static int convert(struct pg_net_ep *e, ssize_t n, struct fi_cq_data_entry *entr
             .buf = entries[i].buf,
             .len = entries[i].len,
             .is_recv = (entries[i].flags & FI_RECV) != 0,
+            .is_rma = (entries[i].flags & FI_RMA) != 0,
             .buffer_done = (entries[i].flags & FI_MULTI_RECV) != 0,
         };
     }

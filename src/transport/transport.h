@@ -5,6 +5,7 @@
 #define PG_TRANSPORT_H
 
 #include <rdma/fabric.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/uio.h>
@@ -35,17 +36,40 @@ fi_addr_t pg_net_av_insert(struct pg_net_ep *ep, const void *addr);
 /* Sends; retries while the provider is busy (progressing the endpoint meanwhile). The
  * buffers must stay untouched until the completion with this context arrives, except for
  * sends of at most the inject size with context NULL, which complete at once. */
-void pg_net_sendv(struct pg_net_ep *ep, fi_addr_t to, const struct iovec *iov, size_t count,
-                  void *context);
+void pg_net_sendv(struct pg_net_ep *ep, fi_addr_t to, const struct iovec *iov, void **desc,
+                  size_t count, void *context);
 /* Posts a buffer that receives many messages (FI_MULTI_RECV); it completes with the
  * FI_MULTI_RECV flag when it is used up and must then be posted again. */
-void pg_net_post_multi_recv(struct pg_net_ep *ep, void *buf, size_t len, void *context);
+void pg_net_post_multi_recv(struct pg_net_ep *ep, void *buf, size_t len, void *desc, void *context);
+
+/* Memory registration. The modes of the provider are probed, never assumed: where it needs
+ * local buffers registered (FI_MR_LOCAL, or PANGEA_REGISTER_LOCAL to exercise that path),
+ * every send, receive and RMA passes the descriptor of its buffer (desc arguments; NULL
+ * otherwise); remote regions are named by virtual address or by offset (FI_MR_VIRT_ADDR) and
+ * their keys are the provider's or ours (FI_MR_PROV_KEY); registrations are bound to their
+ * endpoint where the provider wants that (FI_MR_ENDPOINT). */
+int pg_net_has_rma(void);  /* the provider offers RMA reads and writes */
+int pg_net_local_mr(void); /* local buffers must be registered */
+struct pg_net_mr;
+/* Registers [buf, buf+len) for access (FI_SEND, FI_RECV, FI_READ, FI_WRITE, FI_REMOTE_READ,
+ * FI_REMOTE_WRITE) through ep. Its key (pg_net_mr_key) is the provider's or a unique one. */
+struct pg_net_mr *pg_net_mr_reg(struct pg_net_ep *ep, const void *buf, size_t len, uint64_t access);
+void *pg_net_mr_desc(const struct pg_net_mr *mr); /* NULL for a NULL mr */
+uint64_t pg_net_mr_key(const struct pg_net_mr *mr);
+/* The address by which a remote RMA names the first byte of the region (add offsets). */
+uint64_t pg_net_mr_remote_base(const struct pg_net_mr *mr);
+void pg_net_mr_close(struct pg_net_mr *mr);
+/* Writes buf to (or reads it from) [addr, addr+len) of the region with key at peer. A write's
+ * completion means the data is in the target's memory. */
+void pg_net_rma(struct pg_net_ep *ep, int write, fi_addr_t peer, void *buf, size_t len, void *desc,
+                uint64_t addr, uint64_t key, void *context);
 
 struct pg_net_event {
     void *context;
     void *buf;  /* received data (receives) */
     size_t len; /* received length (receives) */
     int is_recv;
+    int is_rma;      /* an RMA read or write completed */
     int buffer_done; /* a multi-receive buffer is used up: post it again */
 };
 

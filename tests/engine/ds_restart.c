@@ -1,8 +1,8 @@
 /* pg_ds_restart: the pipeline reopened with other settings (buffer count and size) inside one
  * job keeps moving every byte right. Per setting, each PE puts a 2-D strided pattern into the
- * next PE (guard bytes around and between rows checked), gets it back strided, and every PE
- * accumulates into PE 0's counters (exact totals). On one node the restart does nothing and
- * the transfers are load/store. */
+ * next PE (guard bytes around and between rows checked), gets it back strided, puts and gets
+ * it contiguously, and every PE accumulates into PE 0's counters (exact totals). On one node the
+ * restart does nothing and the transfers are load/store. */
 #include "check.h"
 #include "dataserver/dataserver.h"
 #include "onesided/onesided.h"
@@ -62,6 +62,16 @@ static void round_trip(unsigned char *region, long *counters, int round)
     memset(back, 0, bytes);
     pg_get_strided(SHMEM_CTX_DEFAULT, back, region + 32, &reverse, target);
     CHECK(memcmp(back, local, bytes) == 0, "round %d: strided get from PE %d", round, target);
+
+    /* Contiguous, large enough for direct RMA (the default threshold is 64K), once every PE
+     * has checked its region. */
+    shmem_barrier_all();
+    memset(back, 0, bytes);
+    pg_put(SHMEM_CTX_DEFAULT, region + 32, local, bytes, target);
+    pg_quiet(SHMEM_CTX_DEFAULT);
+    pg_get(SHMEM_CTX_DEFAULT, back, region + 32, bytes, target);
+    CHECK(memcmp(back, local, bytes) == 0, "round %d: contiguous put+get with PE %d", round,
+          target);
 
     if (me == 0) {
         size_t wrong = 0;
