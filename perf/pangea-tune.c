@@ -20,7 +20,6 @@
 
 #include <getopt.h>
 #include <math.h>
-#include <rdma/fi_domain.h>
 #include <shmem.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -164,11 +163,18 @@ static double bandwidth(enum op op, int strided, size_t bytes)
     return mbs;
 }
 
+/* What the tool sets: the pipeline's buffers and size, and the direct-RMA threshold (0: every
+ * contiguous transfer through the pipeline, 1: every one direct). */
+struct settings {
+    long long buffers, size, threshold;
+};
+
 /* Reopens the pipeline with these settings on every PE. */
-static void use_settings(long long buffers, long long size)
+static void use_settings(struct settings s)
 {
-    pg_cfg.pipeline_buffers = buffers;
-    pg_cfg.pipeline_buffer_size = size;
+    pg_cfg.pipeline_buffers = s.buffers;
+    pg_cfg.pipeline_buffer_size = s.size;
+    pg_cfg.direct_rma_threshold = s.threshold;
     pg_ds_restart();
 }
 
@@ -196,49 +202,12 @@ static void pack(void *arg)
     __asm__ __volatile__("" ::: "memory"); /* the copies are the measurement: keep them */
 }
 
-/* fi_mr_reg + fi_close of a buffer, in a domain of the job's provider opened for RMA. */
-static struct fid_domain *rma_domain;
-static struct fid_fabric *rma_fabric;
-static uint64_t next_key = 1;
-
-static int open_rma_domain(const char *provider)
-{
-    struct fi_info *hints = fi_allocinfo(), *info = NULL;
-    if (!hints)
-        return -1;
-    hints->ep_attr->type = FI_EP_RDM;
-    hints->caps = FI_MSG | FI_RMA;
-    hints->mode = FI_CONTEXT;
-    hints->domain_attr->mr_mode =
-        FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
-    if (provider)
-        hints->fabric_attr->prov_name = strdup(provider);
-    int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &info);
-    fi_freeinfo(hints);
-    if (rc != 0)
-        return -1;
-    rc = fi_fabric(info->fabric_attr, &rma_fabric, NULL);
-    if (rc == 0)
-        rc = fi_domain(rma_fabric, info, &rma_domain, NULL);
-    fi_freeinfo(info);
-    return rc == 0 ? 0 : -1;
-}
-
+/* Registering and releasing a buffer for RMA (fi_mr_reg, fi_close) through the transport,
+ * on this PE's client endpoint. */
 static void register_once(void *arg)
 {
     const size_t *bytes = arg;
-    struct fid_mr *mr;
-    if (fi_mr_reg(rma_domain, local, *bytes, FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE,
-                  0, next_key++, 0, &mr, NULL) == 0)
-        fi_close(&mr->fid);
-}
-
-static void close_rma_domain(void)
-{
-    if (rma_domain)
-        fi_close(&rma_domain->fid);
-    if (rma_fabric)
-        fi_close(&rma_fabric->fid);
+    pg_net_mr_close(pg_net_mr_reg(ds_client_ep(), local, *bytes, FI_READ | FI_WRITE));
 }
 
 struct sweep {
@@ -249,9 +218,92 @@ struct sweep {
     double put[3][MAX_SWEEP_BUFFERS]; /* MB/s of a 1 MiB strided put */
 };
 
+static const char *threshold_text(long long threshold)
+{
+    return threshold ? size_text((size_t)threshold) : "never";
+}
+
+/* Verifies the derived buffer count: the bandwidth of a 1 MiB strided put for a few buffer
+ * counts at the chosen size, a quarter of it and four times it. A measured point more than 5%
+ * faster than the derived one (within the region bound) replaces it. */
+static void verify_buffers(struct sweep *sw, struct pg_tune_choice *choice)
+{
+    static const int counts_full[] = {1, 2, 4, 8, 16, 32}, counts_quick[] = {1, 2, 4, 8};
+    sw->nbuffers = opt.quick ? 4 : 6;
+    memcpy(sw->buffers, opt.quick ? counts_quick : counts_full, sizeof(int) * (size_t)sw->nbuffers);
+    size_t around[3] = {choice->buffer_size / 4, choice->buffer_size, choice->buffer_size * 4};
+    for (int s = 0; s < 3; s++)
+        if (around[s] >= 4096 && around[s] <= MAX_CHUNK)
+            sw->sizes[sw->nsizes++] = around[s];
+    /* static: symmetric, for the broadcast of PE 0's verdict */
+    static struct {
+        double best_mbs, derived_mbs;
+        size_t best_size;
+        int best_buffers;
+    } verdict;
+    verdict.best_mbs = 0;
+    int points = sw->nsizes * sw->nbuffers, point = 0;
+    for (int s = 0; s < sw->nsizes; s++) {
+        for (int b = 0; b < sw->nbuffers; b++) {
+            use_settings((struct settings){sw->buffers[b], (long long)sw->sizes[s], 0});
+            sw->put[s][b] = bandwidth(PUT, 1, REFERENCE);
+            say("      %6s x %2d: %8.1f MB/s  [%d/%d]\n", size_text(sw->sizes[s]), sw->buffers[b],
+                sw->put[s][b], ++point, points);
+            if (sw->put[s][b] > verdict.best_mbs &&
+                (size_t)sw->buffers[b] * sw->sizes[s] <= opt.region_max) {
+                verdict.best_mbs = sw->put[s][b];
+                verdict.best_size = sw->sizes[s];
+                verdict.best_buffers = sw->buffers[b];
+            }
+        }
+    }
+    use_settings((struct settings){choice->buffers, (long long)choice->buffer_size, 0});
+    verdict.derived_mbs = bandwidth(PUT, 1, REFERENCE);
+    shmem_broadcastmem(SHMEM_TEAM_WORLD, &verdict, &verdict, sizeof verdict, 0);
+    say("      derived %s x %d: %.1f MB/s; best measured %s x %d: %.1f MB/s\n",
+        size_text(choice->buffer_size), choice->buffers, verdict.derived_mbs,
+        size_text(verdict.best_size), verdict.best_buffers, verdict.best_mbs);
+    if (verdict.best_mbs > 1.05 * verdict.derived_mbs) {
+        say("      the measured best is more than 5%% faster: it is the recommendation\n");
+        choice->buffer_size = verdict.best_size;
+        choice->buffers = verdict.best_buffers;
+    }
+}
+
+/* The direct-RMA threshold, measured: contiguous put + get of each sample size through the
+ * tuned pipeline and direct; returns the crossover (0, never direct, when there is none). */
+static long long measure_threshold(const struct pg_tune_sample *samples, int count,
+                                   struct settings tuned)
+{
+    static double pipeline_us[MAX_SAMPLES], direct_us[MAX_SAMPLES]; /* symmetric */
+    size_t sizes[MAX_SAMPLES];
+    for (int way = 0; way < 2; way++) {
+        tuned.threshold = way; /* 0: every contiguous transfer through the pipeline; 1: direct */
+        use_settings(tuned);
+        for (int i = 0; i < count && me == 0; i++) {
+            struct transfer put = {PUT, 0, samples[i].size}, get = {GET, 0, samples[i].size};
+            double us = best_us(transfer_quiet, &put, 5) + best_us(transfer_quiet, &get, 5);
+            (way ? direct_us : pipeline_us)[i] = us;
+        }
+        shmem_barrier_all();
+    }
+    for (int i = 0; i < count; i++) {
+        sizes[i] = samples[i].size;
+        say("      %6s: pipeline %9.2f us, direct %9.2f us\n", size_text(sizes[i]), pipeline_us[i],
+            direct_us[i]);
+    }
+    static size_t crossover;
+    crossover = pg_tune_crossover(sizes, pipeline_us, direct_us, (size_t)count);
+    shmem_broadcastmem(SHMEM_TEAM_WORLD, &crossover, &crossover, sizeof crossover, 0);
+    say("      direct RMA measured faster from %s\n",
+        crossover == SIZE_MAX ? "no size: the pipeline always" : size_text(crossover));
+    return crossover == SIZE_MAX ? 0 : (long long)crossover;
+}
+
 /* The correctness check: with the current settings each PE puts 2-D and 3-D strided patterns
- * into the next PE, gets them back and accumulates into it; every byte (guards included) and
- * every total is checked. Returns the number of errors over all PEs. */
+ * into the next PE, gets them back, puts and gets them contiguously and accumulates into it;
+ * every byte (guards included) and every total is checked. Returns the number of errors over all
+ * PEs. */
 static long check_settings(void)
 {
     static long errors_total;
@@ -285,6 +337,13 @@ static long check_settings(void)
         errors += memcmp(scratch, local, rows * row) != 0;
         shmem_barrier_all();
     }
+    /* Contiguous (direct RMA from the threshold on), once every PE has checked its region. */
+    pg_put(SHMEM_CTX_DEFAULT, remote, local, rows * row, target);
+    shmem_quiet();
+    memset(scratch, 0, rows * row);
+    pg_get(SHMEM_CTX_DEFAULT, scratch, remote, rows * row, target);
+    errors += memcmp(scratch, local, rows * row) != 0;
+    shmem_barrier_all();
     /* Accumulate: every PE adds i + me, times 3, into PE target's longs, twice. */
     long *sums = (long *)remote, *addends = (long *)local;
     size_t n = 100000;
@@ -394,7 +453,7 @@ static void write_plots(const struct pg_tune_sample *samples, int count, const s
         status == 0 ? "" : " (gnuplot reported an error)");
 }
 
-static int write_file(const struct pg_tune_choice *c, const char *provider, int nnodes,
+static int write_file(const struct settings *tuned, int rma, const char *provider, int nnodes,
                       const char *hosts)
 {
     FILE *f = fopen(opt.out, "w");
@@ -417,13 +476,10 @@ static int write_file(const struct pg_tune_choice *c, const char *provider, int 
         fprintf(f, "provider = %s\n", provider);
     fprintf(f, "host = %s\ndate = %s\n", opt.host ? opt.host : host, date);
     if (nnodes > 1) {
-        fprintf(f, "PANGEA_PIPELINE_BUFFERS = %d\nPANGEA_PIPELINE_BUFFER_SIZE = %s\n", c->buffers,
-                size_text(c->buffer_size));
-        if (c->direct_threshold == SIZE_MAX)
-            fprintf(f, "# direct RMA: predicted slower than the pipeline at every size measured\n");
-        else
-            fprintf(f, "# direct RMA: predicted faster than the pipeline from %s on\n",
-                    size_text(c->direct_threshold));
+        fprintf(f, "PANGEA_PIPELINE_BUFFERS = %lld\nPANGEA_PIPELINE_BUFFER_SIZE = %s\n",
+                tuned->buffers, size_text((size_t)tuned->size));
+        if (rma)
+            fprintf(f, "PANGEA_DIRECT_RMA_THRESHOLD = %s\n", size_text((size_t)tuned->threshold));
     } else {
         fprintf(f, "# both PEs were on one node: the pipeline was not measured, defaults kept\n");
     }
@@ -490,7 +546,7 @@ int main(int argc, char **argv)
         shmem_finalize();
         return 2;
     }
-    int nnodes = pg_world.nnodes, steps = nnodes > 1 ? 8 : 3, step = 0;
+    int nnodes = pg_world.nnodes, steps = nnodes > 1 ? 9 : 2, step = 0;
     double started = now_us();
     remote = shmem_malloc(2 * MAX_TRANSFER);
     local = malloc(2 * MAX_TRANSFER);
@@ -501,8 +557,6 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < 2 * MAX_TRANSFER; i++)
         local[i] = scratch[i] = remote[i] = (char)i;
-    const long long default_buffers = pg_cfg.pipeline_buffers;
-    const long long default_size = pg_cfg.pipeline_buffer_size;
     const char *provider = nnodes > 1 ? pg_net_provider() : getenv("FI_PROVIDER");
     char hosts[600] = "", mine[256] = "";
     gethostname(mine, sizeof mine - 1);
@@ -524,7 +578,7 @@ int main(int argc, char **argv)
         opt.quick ? "quick" : "full");
     if (nnodes == 1)
         say("pangea-tune: both PEs are on one node, where they reach each other by load/store: "
-            "the pipeline is not used, only copy and registration costs are measured\n");
+            "the pipeline is not used, only copy costs are measured\n");
 
     /* Chunk sizes measured; static (symmetric) for the broadcast from PE 0. */
     static struct pg_tune_sample samples[MAX_SAMPLES];
@@ -542,28 +596,33 @@ int main(int argc, char **argv)
             samples[i].copy_us, samples[i].copy_contig);
     }
 
-    say("[%d/%d] memory registration latency (fi_mr_reg + fi_close)\n", ++step, steps);
-    int registered = me == 0 && open_rma_domain(provider) == 0;
-    if (me == 0 && !registered)
-        say("      no RMA-capable domain for provider %s: registration not measured\n",
-            provider ? provider : "(default)");
-    for (int i = 0; i < count && me == 0; i++) {
-        samples[i].register_us = registered ? best_us(register_once, &samples[i].size, 5) : NAN;
-        if (registered)
-            say("      %6s: %9.2f us\n", size_text(samples[i].size), samples[i].register_us);
-    }
-    close_rma_domain();
-    shmem_barrier_all();
-
-    struct pg_tune_choice choice = {.buffer_size = (size_t)default_size,
-                                    .buffers = (int)default_buffers,
+    struct settings defaults = {pg_cfg.pipeline_buffers, pg_cfg.pipeline_buffer_size,
+                                pg_cfg.direct_rma_threshold};
+    struct pg_tune_choice choice = {.buffer_size = (size_t)defaults.size,
+                                    .buffers = (int)defaults.buffers,
                                     .direct_threshold = SIZE_MAX};
+    struct settings tuned = defaults;
     struct sweep sw = {.nsizes = 0};
     static double ack_us;
     size_t bw_sizes[8];
     int nbw = 0;
     double bw[8][2][3][2]; /* [size][strided][op][default, tuned] */
+    int rma = nnodes > 1 && pg_net_has_rma();
     if (nnodes > 1) {
+        say("[%d/%d] memory registration latency (fi_mr_reg + fi_close, through the transport)\n",
+            ++step, steps);
+        for (int i = 0; i < count && me == 0; i++) {
+            samples[i].register_us = rma ? best_us(register_once, &samples[i].size, 5) : NAN;
+            if (rma)
+                say("      %6s: %9.2f us\n", size_text(samples[i].size), samples[i].register_us);
+        }
+        if (!rma)
+            say("      provider %s offers no RMA: registration not measured, no direct RMA\n",
+                provider);
+        shmem_barrier_all();
+
+        struct settings pipeline_only = {2, MAX_CHUNK, 0};
+        use_settings(pipeline_only);
         say("[%d/%d] acknowledgement delay (8-byte put + quiet round trip, halved)\n", ++step,
             steps);
         if (me == 0) {
@@ -575,7 +634,6 @@ int main(int argc, char **argv)
 
         say("[%d/%d] transmission latency of one chunk (put + quiet, less copy and ack)\n", ++step,
             steps);
-        use_settings(2, MAX_CHUNK);
         for (int i = 0; i < count && me == 0; i++) {
             struct transfer t = {PUT, 0, samples[i].size};
             double rtt = best_us(transfer_quiet, &t, 5);
@@ -599,77 +657,47 @@ int main(int argc, char **argv)
                 pg_tune_predict(&samples[i], ack_us, b, REFERENCE, 0),
                 samples[i].size == choice.buffer_size ? "  <- chosen" : "");
         }
+        if (rma)
+            say("      direct RMA predicted faster than this pipeline from %s\n",
+                choice.direct_threshold == SIZE_MAX ? "no size measured"
+                                                    : size_text(choice.direct_threshold));
 
-        /* Verification of the buffer count: measured bandwidth around the choice. */
         say("[%d/%d] bandwidth vs buffer count (1 MiB 2-D strided put)\n", ++step, steps);
-        static const int counts_full[] = {1, 2, 4, 8, 16, 32}, counts_quick[] = {1, 2, 4, 8};
-        const int *counts = opt.quick ? counts_quick : counts_full;
-        sw.nbuffers = opt.quick ? 4 : 6;
-        memcpy(sw.buffers, counts, sizeof(int) * (size_t)sw.nbuffers);
-        size_t around[3] = {choice.buffer_size / 4, choice.buffer_size, choice.buffer_size * 4};
-        for (int s = 0; s < 3; s++)
-            if (around[s] >= 4096 && around[s] <= MAX_CHUNK)
-                sw.sizes[sw.nsizes++] = around[s];
-        static double best, derived_bw;
-        static size_t best_size;
-        static int best_buffers;
-        best_size = choice.buffer_size;
-        best_buffers = choice.buffers;
-        int points = sw.nsizes * sw.nbuffers, point = 0;
-        for (int s = 0; s < sw.nsizes; s++) {
-            for (int b = 0; b < sw.nbuffers; b++) {
-                use_settings(sw.buffers[b], (long long)sw.sizes[s]);
-                sw.put[s][b] = bandwidth(PUT, 1, REFERENCE);
-                say("      %6s x %2d: %8.1f MB/s  [%d/%d]\n", size_text(sw.sizes[s]), sw.buffers[b],
-                    sw.put[s][b], ++point, points);
-                if (sw.put[s][b] > best) {
-                    best = sw.put[s][b];
-                    best_size = sw.sizes[s];
-                    best_buffers = sw.buffers[b];
-                }
-            }
-        }
-        use_settings(choice.buffers, (long long)choice.buffer_size);
-        derived_bw = bandwidth(PUT, 1, REFERENCE);
-        shmem_broadcastmem(SHMEM_TEAM_WORLD, &best, &best, sizeof best, 0);
-        shmem_broadcastmem(SHMEM_TEAM_WORLD, &best_size, &best_size, sizeof best_size, 0);
-        shmem_broadcastmem(SHMEM_TEAM_WORLD, &best_buffers, &best_buffers, sizeof best_buffers, 0);
-        shmem_broadcastmem(SHMEM_TEAM_WORLD, &derived_bw, &derived_bw, sizeof derived_bw, 0);
-        say("      derived %s x %d: %.1f MB/s; best measured %s x %d: %.1f MB/s\n",
-            size_text(choice.buffer_size), choice.buffers, derived_bw, size_text(best_size),
-            best_buffers, best);
-        if (best > 1.05 * derived_bw && (size_t)best_buffers * best_size <= opt.region_max) {
-            say("      the measured best is more than 5%% faster: it is the recommendation\n");
-            choice.buffer_size = best_size;
-            choice.buffers = best_buffers;
-        }
+        verify_buffers(&sw, &choice);
+        tuned.buffers = choice.buffers;
+        tuned.size = (long long)choice.buffer_size;
 
-        say("[%d/%d] benchmarks, default (%lld x %s) vs tuned (%d x %s)\n", ++step, steps,
-            default_buffers, size_text((size_t)default_size), choice.buffers,
-            size_text(choice.buffer_size));
+        say("[%d/%d] direct RMA vs pipeline, contiguous put + get\n", ++step, steps);
+        if (rma)
+            tuned.threshold = measure_threshold(samples, count, tuned);
+        else
+            say("      no RMA: the threshold does not matter, none written\n");
+
+        say("[%d/%d] benchmarks, default (%lld x %s, direct from %s) vs tuned (%lld x %s, direct "
+            "from %s)\n",
+            ++step, steps, defaults.buffers, size_text((size_t)defaults.size),
+            threshold_text(defaults.threshold), tuned.buffers, size_text((size_t)tuned.size),
+            threshold_text(tuned.threshold));
         for (size_t b = opt.quick ? 64 << 10 : 16 << 10;
              b <= (opt.quick ? REFERENCE : MAX_TRANSFER); b *= 4)
             bw_sizes[nbw++] = b;
-        for (int tuned = 0; tuned < 2; tuned++) {
-            if (tuned)
-                use_settings(choice.buffers, (long long)choice.buffer_size);
-            else
-                use_settings(default_buffers, default_size);
+        for (int which = 0; which < 2; which++) {
+            use_settings(which ? tuned : defaults);
             for (int i = 0; i < nbw; i++)
                 for (int st = 0; st < 2; st++)
                     for (int o = 0; o < 3; o++)
-                        bw[i][st][o][tuned] = bandwidth((enum op)o, st, bw_sizes[i]);
-            say("      %s settings measured\n", tuned ? "tuned" : "default");
+                        bw[i][st][o][which] = bandwidth((enum op)o, st, bw_sizes[i]);
+            say("      %s settings measured\n", which ? "tuned" : "default");
         }
     }
 
     say("[%d/%d] correctness: strided put/get/acc with the recommended settings\n", ++step, steps);
-    use_settings(choice.buffers, (long long)choice.buffer_size);
+    use_settings(tuned);
     long errors = check_settings();
-    use_settings(default_buffers, default_size);
+    use_settings(defaults);
     if (errors) {
-        say("pangea-tune: %ld wrong bytes or totals with %d x %s: NOT writing %s\n", errors,
-            choice.buffers, size_text(choice.buffer_size), opt.out);
+        say("pangea-tune: %ld wrong bytes or totals with %lld x %s: NOT writing %s\n", errors,
+            tuned.buffers, size_text((size_t)tuned.size), opt.out);
         shmem_global_exit(1);
     }
     say("      every byte, guard and total right\n");
@@ -691,7 +719,7 @@ int main(int argc, char **argv)
             printf("\n");
             write_plots(samples, count, &sw, bw_sizes, nbw, bw);
         }
-        if (write_file(&choice, provider ? provider : "", nnodes, hosts) != 0)
+        if (write_file(&tuned, rma, provider ? provider : "", nnodes, hosts) != 0)
             shmem_global_exit(1);
         printf("wrote %s:\n", opt.out);
         FILE *f = fopen(opt.out, "r");

@@ -83,3 +83,12 @@ int pg_tune_derive(const struct pg_tune_input *in, struct pg_tune_choice *out)
     }
     return 0;
 }
+
+size_t pg_tune_crossover(const size_t *sizes, const double *pipeline_us, const double *direct_us,
+                         size_t count)
+{
+    size_t threshold = SIZE_MAX;
+    for (size_t i = count; i-- > 0 && direct_us[i] < pipeline_us[i];)
+        threshold = sizes[i];
+    return threshold;
+}

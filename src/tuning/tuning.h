@@ -55,4 +55,10 @@ double pg_tune_predict(const struct pg_tune_sample *s, double ack_us, int buffer
  * are no samples. */
 int pg_tune_derive(const struct pg_tune_input *in, struct pg_tune_choice *out);
 
+/* The measured crossover: the smallest of sizes[0..count) (increasing) from which the direct
+ * RMA time is below the pipeline's at that size and every larger one; SIZE_MAX when there is
+ * none. */
+size_t pg_tune_crossover(const size_t *sizes, const double *pipeline_us, const double *direct_us,
+                         size_t count);
+
 #endif

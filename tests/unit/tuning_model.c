@@ -71,6 +71,16 @@ int main(void)
     EXPECT(pg_tune_derive(&dear_in, &c) == 0 && c.direct_threshold == SIZE_MAX, "no threshold: %zu",
            c.direct_threshold);
 
+    /* Measured crossovers: direct wins from 64K on; a win at 16K alone does not count. */
+    const size_t sizes[] = {16 << 10, 64 << 10, 256 << 10, 1 << 20};
+    const double pipeline[] = {30, 60, 200, 700}, direct[] = {25, 59, 120, 400},
+                 never[] = {31, 61, 201, 701};
+    EXPECT(pg_tune_crossover(sizes, pipeline, pipeline, 4) == SIZE_MAX, "equal: no crossover");
+    double late[] = {25, 70, 120, 400};
+    EXPECT(pg_tune_crossover(sizes, pipeline, late, 4) == 256 << 10, "crossover after a loss");
+    EXPECT(pg_tune_crossover(sizes, pipeline, direct, 4) == 16 << 10, "crossover everywhere");
+    EXPECT(pg_tune_crossover(sizes, pipeline, never, 4) == SIZE_MAX, "never");
+
     struct pg_tune_input empty = {table, 0, 10.0, 1 << 20, 2 << 20, 64};
     EXPECT(pg_tune_derive(&empty, &c) == -1, "no samples");
     printf("%s tuning_model\n", failures ? "FAIL" : "PASS");
