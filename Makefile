@@ -170,7 +170,8 @@ check-install:
 	@echo "check-install: ok"
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/include/mpp $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/include/mpp $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
+	    $(DESTDIR)$(PREFIX)/share/pangea
 	install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/mpp/*.h $(DESTDIR)$(PREFIX)/include/mpp/
 	install -m 755 $(SHLIB) $(DESTDIR)$(PREFIX)/lib/
