@@ -370,7 +370,7 @@ static long check_settings(void)
     shmem_barrier_all();
     /* Accumulate: every PE adds i + me, times 3, into PE target's longs, twice. */
     long *sums = (long *)remote, *addends = (long *)local;
-    size_t n = 100000;
+    size_t n = 16000;
     memset(sums, 0, n * sizeof(long));
     for (size_t i = 0; i < n; i++)
         addends[i] = (long)i + me;
