@@ -25,7 +25,8 @@ HEADERS   := $(wildcard include/*.h include/mpp/*.h)
 
 SHLIB     := $(BUILD)/lib/libpangea.so
 STLIB     := $(BUILD)/lib/libpangea.a
-TOOLS     := $(BUILD)/bin/oshcc $(BUILD)/bin/oshc++ $(BUILD)/bin/oshrun $(BUILD)/bin/pangea-info
+TOOLS     := $(BUILD)/bin/oshcc $(BUILD)/bin/oshc++ $(BUILD)/bin/oshrun $(BUILD)/bin/pangea-info \
+             $(BUILD)/bin/pangea-tune
 
 # Programs built against the in-tree library.
 PROG_STD    = -std=c11
@@ -48,7 +49,7 @@ HAVE_GA     := $(filter-out libga-mpich.a,$(shell $(CC) -print-file-name=libga-m
 COMPAT_TESTS := $(if $(DEBIAN_ARMCI_H),$(patsubst %,$(BUILD)/tests/debian/%,contig strided acc_contention)) \
                $(if $(HAVE_GA),$(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/ga/*.c)))
 ARMCI_LINK  := $(BUILD)/lib/libarmci.so
-BENCHES     := $(patsubst perf/%.c,$(BUILD)/perf/%,$(wildcard perf/*.c))
+BENCHES     := $(patsubst perf/%.c,$(BUILD)/perf/%,$(filter-out perf/pangea-tune.c,$(wildcard perf/*.c)))
 
 .PHONY: all lib tools tests examples bench check check-install install demo deps format clean
 
@@ -89,6 +90,12 @@ $(BUILD)/bin/pangea-info: tools/pangea-info.c $(STLIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_LIB) -DPG_BUILD_CC='"$(CC)"' -DPG_BUILD_FLAGS='"$(OPT) $(SAN)"' $< -o $@ \
 	    $(STLIB) $(LDLIBS_LIB)
+
+# The tuning tool sets the engine's tunables and reopens the pipeline: it links the static
+# library, like pangea-info.
+$(BUILD)/bin/pangea-tune: perf/pangea-tune.c $(STLIB) $(HEADERS) $(wildcard src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_LIB) -O3 $< -o $@ $(STLIB) $(LDLIBS_LIB)
 
 tests: $(SHMEM_TESTS) $(ARMCI_TESTS) $(COMPAT_TESTS) $(UNIT_TESTS) $(CXX_TESTS)
 
@@ -150,7 +157,8 @@ check: all tests examples
 	$(MAKE) --no-print-directory check-install
 	@if tests/netns/netns-run.sh --can-run; then nodes="1 2"; else nodes=1; \
 	    echo "check: not root or no network namespaces: the multi-node pass is SKIPPED"; fi; \
-	    TEST_NODES="$$nodes" tests/run-tests.sh $(BUILD)
+	    TEST_NODES="$$nodes" tests/run-tests.sh $(BUILD) || exit 1; \
+	    if [ "$$nodes" != 1 ]; then tests/tune/quick-netns.sh $(BUILD); fi
 
 # Install into a scratch prefix and build and run an example with the *installed* wrappers.
 check-install:
@@ -162,14 +170,15 @@ check-install:
 	@echo "check-install: ok"
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/include/mpp $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/include/mpp $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
+	    $(DESTDIR)$(PREFIX)/share/pangea
 	install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/mpp/*.h $(DESTDIR)$(PREFIX)/include/mpp/
 	install -m 755 $(SHLIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(STLIB) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libpangea.so $(DESTDIR)$(PREFIX)/lib/libarmci.so
 	ln -sf libpangea.a $(DESTDIR)$(PREFIX)/lib/libarmci.a
-	install -m 755 $(BUILD)/bin/pangea-info $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BUILD)/bin/pangea-info $(BUILD)/bin/pangea-tune $(DESTDIR)$(PREFIX)/bin/
 	for w in oshcc oshc++ oshrun; do \
 	    $(call fill_wrapper,tools/$$w.in,$(PREFIX)/include,$(PREFIX)/lib,$(DESTDIR)$(PREFIX)/bin/$$w); done
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' tools/pangea.pc.in \

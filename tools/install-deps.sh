@@ -4,8 +4,9 @@
 set -e
 # libarmci-mpi-dev, libglobalarrays-dev, libscalapack-mpich-dev: the ARMCI binary-compatibility
 # tests and the ARMCI benchmark's reference build (Debian's ARMCI-MPI and prebuilt Global Arrays).
+# gnuplot-nox: pangea-tune's PNG plots (without it the tool still runs and says so).
 packages="build-essential pkg-config mpich libmpich-dev libfabric-dev libfabric-bin libhwloc-dev
-clang iproute2 libarmci-mpi-dev libglobalarrays-dev libscalapack-mpich-dev"
+clang iproute2 libarmci-mpi-dev libglobalarrays-dev libscalapack-mpich-dev gnuplot-nox"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -13,6 +13,7 @@ int main(void)
     printf("transports:\n");
     printf("  shm   PEs on the same node: mapped symmetric heap and static data, CPU atomics\n");
     if (pg_net_init(0) == 0) {
+        pg_config_check_provider(pg_net_provider());
         pg_net_describe(stdout);
         pg_net_fini();
     } else {

@@ -13,6 +13,10 @@
 
 #define PG_DS_PROTOCOL_VERSION 2
 
+/* The largest chunk (PANGEA_PIPELINE_BUFFER_SIZE) pangea-tune tries; the transport is set up
+ * so that messages of up to this much data go eagerly (see pg_net_init). */
+#define PG_DS_LARGEST_TUNED_CHUNK ((size_t)1 << 20)
+
 /* Atomic operations, executed by CPU atomics on mapped memory: by the initiator for an
  * on-node target, by the target node's server otherwise — the same kernel either way, so
  * on-node and off-node atomics on one object are atomic with respect to each other. */
@@ -146,6 +150,11 @@ uint64_t pg_ds_layout_span(const struct pg_ds_header *h);
  * node-local rank 0. Collective. */
 int pg_ds_init(void);
 void pg_ds_fini(void);
+/* Reopens the endpoints, the server and the pipeline with the current pg_cfg (buffer count
+ * and size, server spin): quiets everything, closes and reopens with a barrier on each side.
+ * Collective over all PEs, with no other thread in the library; for pangea-tune, which
+ * compares settings within one job. Returns 0. */
+int pg_ds_restart(void);
 
 /* Client side. seg/offset locate the remote object (see pg_mem_locate) on pe's node.
  *

@@ -26,6 +26,9 @@ struct ds_region {
 };
 
 size_t ds_max_message(void);
+/* Bytes of a message carrying `chunk` data bytes, at most. */
+size_t ds_message_bytes(size_t chunk);
+
 /* Data bytes per message: the chunk size, whole accumulate elements. */
 size_t ds_chunk_bytes(void);
 

@@ -12,11 +12,15 @@
 
 static int network_up;
 
-size_t ds_max_message(void)
+size_t ds_message_bytes(size_t chunk)
 {
     /* Header, the largest layout descriptor (8 stride levels), one chunk of data. */
-    return sizeof(struct pg_ds_header) + 8 * (2 + 2 * PG_MAX_STRIDE) +
-           (size_t)pg_cfg.pipeline_buffer_size;
+    return sizeof(struct pg_ds_header) + 8 * (2 + 2 * PG_MAX_STRIDE) + chunk;
+}
+
+size_t ds_max_message(void)
+{
+    return ds_message_bytes((size_t)pg_cfg.pipeline_buffer_size);
 }
 
 size_t ds_chunk_bytes(void)
@@ -68,7 +72,8 @@ struct names {
 };
 
 /* Where my node's server leaves my segments' registrations for me: my internal symmetric
- * area, which it reaches by load/store. Allocated once, at the same offset on every PE. */
+ * area, which it reaches by load/store. Allocated once per init (pg_ds_restart keeps it), at
+ * the same offset on every PE. */
 static struct ds_region *my_regions;
 
 static void publish_regions(void)
@@ -83,18 +88,13 @@ static void publish_regions(void)
     }
 }
 
-int pg_ds_init(void)
+/* Opens the client endpoint (and the server's on node-local rank 0) sized by the current
+ * pg_cfg, exchanges the addresses and starts the server. Collective. */
+static void open_endpoints(void)
 {
-    pg_acc_locks_init();
-    if (pg_world.nnodes == 1)
-        return 0; /* every PE is reached by load/store */
     if (pg_cfg.pipeline_buffers < 1 || pg_cfg.pipeline_buffer_size < 64)
         pg_fatal("shmem_init", "PANGEA_PIPELINE_BUFFERS must be at least 1 and "
                                "PANGEA_PIPELINE_BUFFER_SIZE at least 64 bytes");
-    if (pg_net_init(ds_max_message()) != 0)
-        return -1;
-    if (!my_regions)
-        my_regions = pg_mem_internal_alloc(PG_SEG_COUNT * sizeof *my_regions);
     ds_client_open();
     int leader = pg_world.local_rank == 0;
     if (leader) {
@@ -123,6 +123,31 @@ int pg_ds_init(void)
     free(all);
     network_up = 1;
     pg_boot_barrier(); /* every server is listening before anyone sends */
+}
+
+/* Every PE has quieted and passed a barrier: no request is in flight anywhere. */
+static void close_endpoints(void)
+{
+    if (pg_world.local_rank == 0)
+        ds_server_stop();
+    ds_client_close();
+    network_up = 0;
+}
+
+int pg_ds_init(void)
+{
+    pg_acc_locks_init();
+    if (pg_world.nnodes == 1)
+        return 0; /* every PE is reached by load/store */
+    /* Messages up to the largest chunk pangea-tune tries stay eager after a restart. */
+    size_t largest = (size_t)pg_cfg.pipeline_buffer_size > PG_DS_LARGEST_TUNED_CHUNK
+                         ? (size_t)pg_cfg.pipeline_buffer_size
+                         : PG_DS_LARGEST_TUNED_CHUNK;
+    if (pg_net_init(ds_message_bytes(largest)) != 0)
+        return -1;
+    pg_config_check_provider(pg_net_provider());
+    my_regions = pg_mem_internal_alloc(PG_SEG_COUNT * sizeof *my_regions);
+    open_endpoints();
     return 0;
 }
 
@@ -136,9 +161,18 @@ void pg_ds_fini(void)
      * finalized it first) the servers stay up until the process exits. */
     if (pg_boot_barrier_if_available() != 0)
         return;
-    if (pg_world.local_rank == 0)
-        ds_server_stop();
-    ds_client_close();
+    close_endpoints();
     pg_net_fini();
-    network_up = 0;
+    my_regions = NULL; /* the internal area is reset with the heap */
+}
+
+int pg_ds_restart(void)
+{
+    if (!network_up)
+        return 0; /* one node: the pipeline settings are not used */
+    pg_ds_quiet(NULL);
+    pg_boot_barrier();
+    close_endpoints();
+    open_endpoints();
+    return 0;
 }

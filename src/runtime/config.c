@@ -1,11 +1,15 @@
-/* The tunables table: defaults, environment, printing. */
+/* The tunables table: defaults, tuning file, environment, printing. */
+#define _GNU_SOURCE /* dladdr */
 #include "runtime.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct pg_config pg_cfg;
 
@@ -17,12 +21,18 @@ struct tunable {
     long long *value;
 };
 
+#define TUNABLE_COUNT (sizeof tunables / sizeof tunables[0])
+
 static const struct tunable tunables[] = {
 #define PG_TUNABLE_ROW(field, kind, env, def, meaning) \
     {env, PG_KIND_##kind, def, meaning, &pg_cfg.field},
     PG_TUNABLES(PG_TUNABLE_ROW)
 #undef PG_TUNABLE_ROW
 };
+
+static enum pg_tunable_source sources[TUNABLE_COUNT];
+static struct pg_tuning_file tuning;
+static int provider_line, host_line; /* of the tuning file, for the mismatch warnings */
 
 int pg_parse_size(const char *text, size_t *out)
 {
@@ -109,29 +119,213 @@ static const char *lookup_env(const char *name)
     return value;
 }
 
+static const struct tunable *find_tunable(const char *env)
+{
+    for (size_t i = 0; i < TUNABLE_COUNT; i++)
+        if (strcmp(tunables[i].env, env) == 0)
+            return &tunables[i];
+    return NULL;
+}
+
+enum pg_tunable_source pg_config_source(const char *env)
+{
+    const struct tunable *t = find_tunable(env);
+    return t ? sources[t - tunables] : PG_SOURCE_DEFAULT;
+}
+
+const struct pg_tuning_file *pg_config_tuning(void)
+{
+    return &tuning;
+}
+
+int pg_config_default_tuning_path(char *path, size_t size)
+{
+    Dl_info where;
+    if (!dladdr((void *)pg_config_default_tuning_path, &where) || !where.dli_fname ||
+        !strchr(where.dli_fname, '/'))
+        return 0;
+    const char *slash = strrchr(where.dli_fname, '/');
+    int n = snprintf(path, size, "%.*s/../share/pangea/tuning.conf", (int)(slash - where.dli_fname),
+                     where.dli_fname);
+    return n > 0 && (size_t)n < size;
+}
+
+static char *trim(char *text)
+{
+    while (isspace((unsigned char)*text))
+        text++;
+    char *end = text + strlen(text);
+    while (end > text && isspace((unsigned char)end[-1]))
+        *--end = '\0';
+    return text;
+}
+
+static void copy_field(char *field, size_t size, const char *value)
+{
+    snprintf(field, size, "%s", value);
+}
+
+/* Reads a tuning file into values[] (a value per tunable, set[] where the file sets one) and
+ * the metadata. Returns the number of problems, each printed with file, line and key. */
+static int read_tuning_file(FILE *f, const char *path, long long *values, int *set)
+{
+    char line[1024];
+    int problems = 0;
+    for (int number = 1; fgets(line, sizeof line, f); number++) {
+        char *text = trim(line);
+        if (*text == '\0' || *text == '#')
+            continue;
+        char *equals = strchr(text, '=');
+        if (!equals) {
+            fprintf(stderr, "pangea: tuning file %s line %d: expected 'KEY = VALUE', got '%s'\n",
+                    path, number, text);
+            problems++;
+            continue;
+        }
+        *equals = '\0';
+        char *key = trim(text), *value = trim(equals + 1);
+        if (strcmp(key, "provider") == 0) {
+            copy_field(tuning.provider, sizeof tuning.provider, value);
+            provider_line = number;
+            continue;
+        }
+        if (strcmp(key, "host") == 0) {
+            copy_field(tuning.host, sizeof tuning.host, value);
+            host_line = number;
+            continue;
+        }
+        if (strcmp(key, "date") == 0) {
+            copy_field(tuning.date, sizeof tuning.date, value);
+            continue;
+        }
+        const struct tunable *t = find_tunable(key);
+        if (!t) {
+            fprintf(stderr,
+                    "pangea: tuning file %s line %d: unknown key '%s' (not a tunable: see "
+                    "pangea-info)\n",
+                    path, number, key);
+            problems++;
+            continue;
+        }
+        size_t i = (size_t)(t - tunables);
+        if (parse_value(t, value, &values[i]) != 0) {
+            fprintf(stderr, "pangea: tuning file %s line %d: invalid value '%s' for key %s (%s)\n",
+                    path, number, value, key, t->meaning);
+            problems++;
+            continue;
+        }
+        set[i] = 1;
+    }
+    return problems;
+}
+
+/* Applies the tuning file, if any, over the defaults. */
+static void load_tuning_file(void)
+{
+    memset(&tuning, 0, sizeof tuning);
+    const char *path = getenv("PANGEA_TUNING_FILE");
+    char fallback[PG_TUNING_PATH_MAX];
+    int explicit = path != NULL;
+    if (!path) {
+        if (!pg_config_default_tuning_path(fallback, sizeof fallback))
+            return;
+        path = fallback;
+    }
+    if (*path == '\0')
+        return;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (explicit)
+            fprintf(stderr, "pangea: PANGEA_TUNING_FILE %s cannot be read: defaults kept\n", path);
+        return;
+    }
+    copy_field(tuning.path, sizeof tuning.path, path);
+    long long values[TUNABLE_COUNT];
+    int set[TUNABLE_COUNT] = {0};
+    int problems = read_tuning_file(f, path, values, set);
+    fclose(f);
+    if (problems) {
+        fprintf(stderr, "pangea: tuning file %s not applied (%d problem%s): defaults kept\n", path,
+                problems, problems > 1 ? "s" : "");
+        return;
+    }
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    if (tuning.host[0] && fnmatch(tuning.host, host, 0) != 0) {
+        fprintf(stderr,
+                "pangea: tuning file %s line %d: key host: measured on '%s', this is '%s': not "
+                "applied, defaults kept\n",
+                path, host_line, tuning.host, host);
+        return;
+    }
+    for (size_t i = 0; i < TUNABLE_COUNT; i++) {
+        if (set[i]) {
+            *tunables[i].value = values[i];
+            sources[i] = PG_SOURCE_FILE;
+        }
+    }
+    tuning.applied = 1;
+}
+
 int pg_config_load(void)
 {
     int status = 0;
-    for (size_t i = 0; i < sizeof tunables / sizeof tunables[0]; i++) {
-        const struct tunable *t = &tunables[i];
-        if (parse_value(t, t->def, t->value) != 0)
+    for (size_t i = 0; i < TUNABLE_COUNT; i++) {
+        if (parse_value(&tunables[i], tunables[i].def, tunables[i].value) != 0)
             abort(); /* a default that does not parse is a bug in the table */
+        sources[i] = PG_SOURCE_DEFAULT;
+    }
+    load_tuning_file();
+    for (size_t i = 0; i < TUNABLE_COUNT; i++) {
+        const struct tunable *t = &tunables[i];
         const char *text = lookup_env(t->env);
-        if (text && parse_value(t, text, t->value) != 0) {
+        if (!text)
+            continue;
+        if (parse_value(t, text, t->value) != 0) {
             fprintf(stderr, "pangea: shmem_init: invalid value '%s' for %s (%s)\n", text, t->env,
                     t->meaning);
             status = -1;
         }
+        sources[i] = PG_SOURCE_ENV;
     }
     return status;
 }
 
+void pg_config_check_provider(const char *provider)
+{
+    if (!tuning.applied || !tuning.provider[0] || strcmp(tuning.provider, provider) == 0)
+        return;
+    fprintf(stderr,
+            "pangea: tuning file %s line %d: key provider: measured with '%s', this job uses "
+            "'%s': its values are not applied, defaults kept\n",
+            tuning.path, provider_line, tuning.provider, provider);
+    for (size_t i = 0; i < TUNABLE_COUNT; i++) {
+        if (sources[i] == PG_SOURCE_FILE) {
+            parse_value(&tunables[i], tunables[i].def, tunables[i].value);
+            sources[i] = PG_SOURCE_DEFAULT;
+        }
+    }
+    tuning.applied = 0;
+}
+
 void pg_config_print(void *stream)
 {
+    static const char *const source_names[] = {"default", "file", "env"};
     FILE *out = stream;
-    fprintf(out, "%-24s %-14s %-10s %s\n", "variable", "value", "default", "meaning");
-    for (size_t i = 0; i < sizeof tunables / sizeof tunables[0]; i++) {
+    char path[PG_TUNING_PATH_MAX];
+    if (tuning.path[0])
+        fprintf(out, "tuning file %s (%s; provider %s, host %s, date %s)\n", tuning.path,
+                tuning.applied ? "applied" : "not applied",
+                tuning.provider[0] ? tuning.provider : "-", tuning.host[0] ? tuning.host : "-",
+                tuning.date[0] ? tuning.date : "-");
+    else if (getenv("PANGEA_TUNING_FILE") || !pg_config_default_tuning_path(path, sizeof path))
+        fprintf(out, "tuning file: none\n");
+    else
+        fprintf(out, "tuning file: none (PANGEA_TUNING_FILE unset and no %s)\n", path);
+    fprintf(out, "%-28s %-12s %-8s %-10s %s\n", "variable", "value", "from", "default", "meaning");
+    for (size_t i = 0; i < TUNABLE_COUNT; i++) {
         const struct tunable *t = &tunables[i];
-        fprintf(out, "%-24s %-14lld %-10s %s\n", t->env, *t->value, t->def, t->meaning);
+        fprintf(out, "%-28s %-12lld %-8s %-10s %s\n", t->env, *t->value, source_names[sources[i]],
+                t->def, t->meaning);
     }
 }

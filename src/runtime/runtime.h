@@ -65,6 +65,30 @@ extern struct pg_config pg_cfg;
 int pg_config_load(void);
 /* Print the tunables table with current values and meanings. */
 void pg_config_print(void *stream);
+/* Tuning files (written by pangea-tune, read by pg_config_load): text lines "KEY = VALUE",
+ * KEY a tunable's environment name or one of the metadata keys provider (the libfabric
+ * provider it was measured with), host (fnmatch pattern of the hosts it applies to) and date;
+ * '#' starts a comment line. The file is PANGEA_TUNING_FILE, else
+ * <libdir>/../share/pangea/tuning.conf next to the library (an empty PANGEA_TUNING_FILE reads
+ * none). Precedence: environment > tuning file > default. A file with an unknown key, a bad
+ * value or another host is not applied (a warning names the file, line and key); a provider
+ * mismatch, known once the network is opened, puts the file's values back to their defaults. */
+enum pg_tunable_source { PG_SOURCE_DEFAULT, PG_SOURCE_FILE, PG_SOURCE_ENV };
+#define PG_TUNING_PATH_MAX 4096
+struct pg_tuning_file {
+    char path[PG_TUNING_PATH_MAX]; /* "" when no file was read */
+    char provider[128], host[256], date[64];
+    int applied; /* its values are in pg_cfg (before any environment override) */
+};
+const struct pg_tuning_file *pg_config_tuning(void);
+/* Where the value of the tunable named env came from. */
+enum pg_tunable_source pg_config_source(const char *env);
+/* The default tuning file's path; 0 when it cannot be found (no library path). */
+int pg_config_default_tuning_path(char *path, size_t size);
+/* Called when the network is opened with the provider in use: a file measured with another
+ * provider is warned about and its values go back to their defaults. */
+void pg_config_check_provider(const char *provider);
+
 /* Parse a value in the SHMEM_SYMMETRIC_SIZE grammar; 0 on success. */
 int pg_parse_size(const char *text, size_t *out);
 

@@ -171,6 +171,11 @@ void pg_net_describe(FILE *out)
                                                                     : "");
 }
 
+const char *pg_net_provider(void)
+{
+    return info->fabric_attr->prov_name;
+}
+
 size_t pg_net_max_msg(void)
 {
     return info->ep_attr->max_msg_size;

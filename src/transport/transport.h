@@ -17,6 +17,8 @@ int pg_net_init(size_t max_message);
 void pg_net_fini(void);
 /* Describes the provider and the capabilities found (pangea-info, SHMEM_INFO). */
 void pg_net_describe(FILE *out);
+/* The name of the provider opened (e.g. "tcp;ofi_rxm"). */
+const char *pg_net_provider(void);
 /* Largest message the transport carries in one send (the request protocol chunks above). */
 size_t pg_net_max_msg(void);
 
