@@ -316,11 +316,24 @@ void pg_armci_check_local(const char *call, const char *arg, const void *addr, l
         pg_fatal(call, "argument '%s' is NULL with %ld bytes to transfer", arg, bytes);
 }
 
+/* In the heap, a range must lie inside one allocation: ARMCI_Malloc over the world and
+ * shmem_malloc allocate alike on every process, so my heap's block table stands for the
+ * target's (group allocations are checked against the whole region set aside for them). */
+static int inside_one_allocation(char *mine, size_t len)
+{
+    size_t offset;
+    char *start;
+    size_t size;
+    if (pg_mem_locate(mine, 1, &offset) != PG_SEG_HEAP)
+        return 1;
+    return pg_heap_object(mine, &start, &size) == 0 && len <= size - (size_t)(mine - start);
+}
+
 void *pg_armci_remote(const char *call, const char *arg, int proc, const void *addr, size_t len)
 {
     pg_armci_check_proc(call, "proc", proc);
-    void *mine = pg_mem_from_peer(proc, addr, len ? len : 1);
-    if (!mine)
+    char *mine = pg_mem_from_peer(proc, addr, len ? len : 1);
+    if (!mine || !inside_one_allocation(mine, len ? len : 1))
         pg_fatal(call,
                  "argument '%s' = %p (%zu bytes) is not in the ARMCI memory of process %d "
                  "(use addresses ARMCI_Malloc returned for that process)",
