@@ -91,9 +91,12 @@ static void check_transfer(const char *call, const void *local, const char *loca
 static int put(const char *call, void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
     check_transfer(call, src, "src", bytes, proc);
-    if (bytes > 0)
-        pg_put(&pg_armci_ctx, pg_armci_remote(call, "dst", proc, dst, (size_t)bytes), src,
-               (size_t)bytes, proc);
+    if (bytes > 0) {
+        void *remote = pg_armci_remote(call, "dst", proc, dst, (size_t)bytes);
+        pg_armci_order(proc);
+        pg_put(&pg_armci_ctx, remote, src, (size_t)bytes, proc);
+        pg_armci_issued(proc);
+    }
     note_handle(hdl, proc);
     return 0;
 }
@@ -101,9 +104,11 @@ static int put(const char *call, void *src, void *dst, int bytes, int proc, armc
 static int get(const char *call, void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
     check_transfer(call, dst, "dst", bytes, proc);
-    if (bytes > 0)
-        pg_get(&pg_armci_ctx, dst, pg_armci_remote(call, "src", proc, src, (size_t)bytes),
-               (size_t)bytes, proc);
+    if (bytes > 0) {
+        void *remote = pg_armci_remote(call, "src", proc, src, (size_t)bytes);
+        pg_armci_order(proc);
+        pg_get(&pg_armci_ctx, dst, remote, (size_t)bytes, proc);
+    }
     note_handle(hdl, proc);
     return 0;
 }
@@ -125,8 +130,10 @@ static int acc(const char *call, int datatype, void *scale, void *src, void *dst
     check_scale(call, type, scale, bytes);
     if (bytes > 0) {
         struct pg_strided one = {.levels = 0, .count = {(size_t)bytes}};
-        pg_acc_strided(&pg_armci_ctx, type, scale,
-                       pg_armci_remote(call, "dst", proc, dst, (size_t)bytes), src, &one, proc);
+        void *remote = pg_armci_remote(call, "dst", proc, dst, (size_t)bytes);
+        pg_armci_order(proc);
+        pg_acc_strided(&pg_armci_ctx, type, scale, remote, src, &one, proc);
+        pg_armci_issued(proc);
     }
     note_handle(hdl, proc);
     return 0;
@@ -233,6 +240,10 @@ static int strided(const char *call, enum direction dir, int datatype, void *sca
     void *remote =
         pg_armci_remote(call, remote_is_dst ? "dst_ptr" : "src_ptr", proc,
                         remote_is_dst ? dst : src, pg_strided_extent(&shape, remote_is_dst));
+    enum pg_acc_type type = dir == ACC ? pg_armci_acc_type(call, datatype) : PG_ACC_INT;
+    if (dir == ACC)
+        check_scale(call, type, scale, (long)shape.count[0]);
+    pg_armci_order(proc);
     switch (dir) {
     case PUT:
         pg_put_strided(&pg_armci_ctx, remote, src, &shape, proc);
@@ -240,13 +251,12 @@ static int strided(const char *call, enum direction dir, int datatype, void *sca
     case GET:
         pg_get_strided(&pg_armci_ctx, dst, remote, &shape, proc);
         break;
-    case ACC: {
-        enum pg_acc_type type = pg_armci_acc_type(call, datatype);
-        check_scale(call, type, scale, (long)shape.count[0]);
+    case ACC:
         pg_acc_strided(&pg_armci_ctx, type, scale, remote, src, &shape, proc);
         break;
     }
-    }
+    if (dir != GET)
+        pg_armci_issued(proc);
     return 0;
 }
 
@@ -341,6 +351,7 @@ static int vector(const char *call, enum direction dir, int datatype, void *scal
     if (iov_len > 0 && !iov)
         pg_fatal(call, "argument 'iov' is NULL with iov_len = %d", iov_len);
     enum pg_acc_type type = dir == ACC ? pg_armci_acc_type(call, datatype) : PG_ACC_INT;
+    pg_armci_order(proc);
     for (int d = 0; d < iov_len; d++) {
         armci_giov_t *v = &iov[d];
         if (v->bytes < 0 || v->ptr_array_len < 0)
@@ -377,6 +388,8 @@ static int vector(const char *call, enum direction dir, int datatype, void *scal
         else
             pg_acc_vector(&pg_armci_ctx, type, scale, &engine, proc);
         free(mine);
+        if (dir != GET)
+            pg_armci_issued(proc);
     }
     note_handle(hdl, proc);
     return 0;

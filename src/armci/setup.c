@@ -5,10 +5,15 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct pangea_ctx pg_armci_ctx;
 static struct pangea_team armci_team;
 static int armci_up;
+
+/* [p]: a put or accumulate to off-node process p awaits its acknowledgement; how many do. */
+static unsigned char *unacked;
+static int unacked_count;
 
 int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
 {
@@ -28,6 +33,9 @@ int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
     if (pg_team_init(&armci_team, 0, 1, pg_world.npes) != 0)
         pg_fatal(call, "out of memory for the ARMCI process group");
     pg_ctx_init(&pg_armci_ctx, &armci_team, 0);
+    unacked = calloc((size_t)pg_world.npes, 1);
+    if (!unacked)
+        pg_fatal(call, "out of memory for %d process flags", pg_world.npes);
     pg_mpi_interop_init();
     pg_armci_memory_init();
     pg_sync_all(); /* every process's counters are cleared before anybody uses them */
@@ -80,6 +88,9 @@ int PARMCI_Finalize(void)
     pg_mpi_interop_fini();
     pg_ctx_fini(&pg_armci_ctx);
     pg_team_fini(&armci_team);
+    free(unacked);
+    unacked = NULL;
+    unacked_count = 0;
     armci_up = 0;
     pg_runtime_fini();
     return 0;
@@ -101,14 +112,41 @@ void ARMCI_Error(const char *msg, int code)
 
 /* ---- Synchronization ------------------------------------------------------------------------ */
 
+void pg_armci_fence_procs(const int *procs, size_t n)
+{
+    pg_pe_quiet(&pg_armci_ctx, procs, n);
+    for (size_t i = 0; i < n && unacked_count; i++)
+        if (unacked[procs[i]]) {
+            unacked[procs[i]] = 0;
+            unacked_count--;
+        }
+}
+
 void pg_armci_fence(int proc)
 {
-    pg_pe_quiet(&pg_armci_ctx, &proc, 1);
+    pg_armci_fence_procs(&proc, 1);
 }
 
 void pg_armci_all_fence(void)
 {
     pg_quiet(&pg_armci_ctx);
+    if (unacked_count)
+        memset(unacked, 0, (size_t)pg_world.npes);
+    unacked_count = 0;
+}
+
+void pg_armci_order(int proc)
+{
+    if (unacked[proc])
+        pg_armci_fence(proc);
+}
+
+void pg_armci_issued(int proc)
+{
+    if (!unacked[proc] && pg_world.node_of[proc] != pg_world.node) {
+        unacked[proc] = 1;
+        unacked_count++;
+    }
 }
 
 void PARMCI_Fence(int proc)
@@ -140,7 +178,7 @@ void ARMCI_GroupFence(ARMCI_Group *group)
         group = pg_armci_default_group();
     pg_armci_check_init("ARMCI_GroupFence");
     pg_group_check_member("ARMCI_GroupFence", group);
-    pg_pe_quiet(&pg_armci_ctx, group->grp_to_abs, (size_t)group->size);
+    pg_armci_fence_procs(group->grp_to_abs, (size_t)group->size);
 }
 
 /* Direct load/store on my own ARMCI memory: the epoch orders my accesses after the updates
@@ -278,11 +316,24 @@ void pg_armci_check_local(const char *call, const char *arg, const void *addr, l
         pg_fatal(call, "argument '%s' is NULL with %ld bytes to transfer", arg, bytes);
 }
 
+/* In the heap, a range must lie inside one allocation: ARMCI_Malloc over the world and
+ * shmem_malloc allocate alike on every process, so my heap's block table stands for the
+ * target's (group allocations are checked against the whole region set aside for them). */
+static int inside_one_allocation(char *mine, size_t len)
+{
+    size_t offset;
+    char *start;
+    size_t size;
+    if (pg_mem_locate(mine, 1, &offset) != PG_SEG_HEAP)
+        return 1;
+    return pg_heap_object(mine, &start, &size) == 0 && len <= size - (size_t)(mine - start);
+}
+
 void *pg_armci_remote(const char *call, const char *arg, int proc, const void *addr, size_t len)
 {
     pg_armci_check_proc(call, "proc", proc);
-    void *mine = pg_mem_from_peer(proc, addr, len ? len : 1);
-    if (!mine)
+    char *mine = pg_mem_from_peer(proc, addr, len ? len : 1);
+    if (!mine || !inside_one_allocation(mine, len ? len : 1))
         pg_fatal(call,
                  "argument '%s' = %p (%zu bytes) is not in the ARMCI memory of process %d "
                  "(use addresses ARMCI_Malloc returned for that process)",

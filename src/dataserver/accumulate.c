@@ -68,11 +68,20 @@ void pg_acc_apply(enum pg_acc_type type, const void *scale, void *dst, const voi
     }
 }
 
-/* A ticket lock: FIFO, so neither the data server nor a PE can be starved. */
+/* The lock is taken by whoever finds it free, so a waiter that is running gets it at once
+ * even when others are descheduled (PEs outnumber cores here, and a strict FIFO hand-off would
+ * wait for the scheduler to run the one next in line, a time slice per accumulate). A waiter
+ * that has tried ACC_LOCK_PATIENCE times without luck queues instead, in ticket order: while
+ * anybody is queued, only the head of the queue may take the lock, so nobody (PE or data
+ * server) starves. */
 struct acc_lock {
-    uint32_t next;
-    uint32_t serving;
+    uint32_t held;
+    uint32_t next;    /* the ticket the next queued waiter draws */
+    uint32_t serving; /* the queued ticket allowed to take the lock; == next: nobody queued */
 };
+
+/* Failed attempts past the spinning phase (each one a yield) before a waiter queues. */
+#define ACC_LOCK_PATIENCE 64
 
 static size_t lock_offset; /* of every PE's lock in its heap segment */
 
@@ -88,17 +97,35 @@ static struct acc_lock *lock_of(int pe)
     return (struct acc_lock *)(pg_segments[PG_SEG_HEAP].peer_base[pe] + lock_offset);
 }
 
+static int try_take(struct acc_lock *l)
+{
+    uint32_t free_lock = 0;
+    return __atomic_load_n(&l->held, __ATOMIC_RELAXED) == 0 &&
+           __atomic_compare_exchange_n(&l->held, &free_lock, 1, 0, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED);
+}
+
 void pg_acc_lock(int pe)
 {
     struct acc_lock *l = lock_of(pe);
-    uint32_t ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
     struct pg_waiter w = {0};
+    long long patience = pg_cfg.spin_count + ACC_LOCK_PATIENCE;
+    while (w.polls < patience) {
+        if (__atomic_load_n(&l->serving, __ATOMIC_RELAXED) ==
+                __atomic_load_n(&l->next, __ATOMIC_RELAXED) &&
+            try_take(l))
+            return;
+        pg_wait_step(&w);
+    }
+    uint32_t ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
     while (__atomic_load_n(&l->serving, __ATOMIC_ACQUIRE) != ticket)
         pg_wait_step(&w);
+    while (!try_take(l))
+        pg_wait_step(&w);
+    __atomic_store_n(&l->serving, ticket + 1, __ATOMIC_RELEASE); /* the next in line may go */
 }
 
 void pg_acc_unlock(int pe)
 {
-    struct acc_lock *l = lock_of(pe);
-    __atomic_store_n(&l->serving, l->serving + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&lock_of(pe)->held, 0, __ATOMIC_RELEASE);
 }

@@ -54,7 +54,8 @@ size_t pg_acc_type_size(enum pg_acc_type type);
 void pg_acc_apply(enum pg_acc_type type, const void *scale, void *dst, const void *src,
                   size_t bytes);
 /* Every PE has one accumulate lock, in its internal symmetric area, taken by whoever applies
- * an accumulate to that PE's memory: an on-node initiator or the node's data server. FIFO.
+ * an accumulate to that PE's memory: an on-node initiator or the node's data server. Whoever
+ * finds it free takes it; a waiter that keeps missing queues, and then nobody overtakes it.
  * pe must be on my node. Set up by pg_acc_locks_init (collective, before any accumulate). */
 void pg_acc_locks_init(void);
 void pg_acc_lock(int pe);

@@ -340,10 +340,15 @@ void armci_msg_sel(void *x, int n, char *op, int type, int contribute)
 
 /* ---- Broadcasts ----------------------------------------------------------------------------- */
 
-static void bcast_in(const char *call, MPI_Comm comm, void *buf, int len, int root)
+static void check_length(const char *call, const char *arg, int len)
 {
     if (len < 0)
-        pg_fatal(call, "argument 'len' = %d is negative", len);
+        pg_fatal(call, "argument '%s' = %d is negative", arg, len);
+}
+
+static void bcast_in(const char *call, MPI_Comm comm, void *buf, int len, int root)
+{
+    check_length(call, "len", len);
     MPI_Bcast(buf, len, MPI_BYTE, root, comm);
 }
 
@@ -449,6 +454,7 @@ static void check_peer(const char *call, const char *arg, int proc)
 void armci_msg_snd(int tag, void *buffer, int len, int to)
 {
     check_peer("armci_msg_snd", "to", to);
+    check_length("armci_msg_snd", "len", len);
     MPI_Send(buffer, len, MPI_BYTE, to, tag, world_comm());
 }
 
@@ -464,11 +470,13 @@ static int receive(int tag, void *buffer, int buflen, int *msglen, int from)
 void armci_msg_rcv(int tag, void *buffer, int buflen, int *msglen, int from)
 {
     check_peer("armci_msg_rcv", "from", from);
+    check_length("armci_msg_rcv", "buflen", buflen);
     receive(tag, buffer, buflen, msglen, from);
 }
 
 int armci_msg_rcvany(int tag, void *buffer, int buflen, int *msglen)
 {
+    check_length("armci_msg_rcvany", "buflen", buflen);
     return receive(tag, buffer, buflen, msglen, MPI_ANY_SOURCE);
 }
 

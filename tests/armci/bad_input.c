@@ -30,7 +30,13 @@ int main(int argc, char **argv)
         else if (!strcmp(bad, "levels"))
             ARMCI_PutS(local, stride, base[0], stride, count, 9, 0); /* stride level 9 */
         else if (!strcmp(bad, "bytes"))
-            ARMCI_Put(local, base[0], -1, 0); /* negative count */
+            ARMCI_Put(local, base[0], -1, 0);    /* negative count */
+        else if (!strcmp(bad, "strided_bounds")) /* the last row runs past the block */
+            ARMCI_PutS(local, (int[]){1024}, base[0], (int[]){1024}, (int[]){8, 4}, 1, 0);
+        else if (!strcmp(bad, "iov_len"))
+            ARMCI_PutV(NULL, -2, 0);
+        else if (!strcmp(bad, "msg_len"))
+            armci_msg_snd(1, local, -1, nproc - 1);
         else if (!strcmp(bad, "count"))
             ARMCI_GetS(base[0], stride, local, stride, (int[]){8, -3}, 1, 0);
         else if (!strcmp(bad, "acc_type"))

@@ -6,9 +6,9 @@
  * each: transfers inside the group, and afterwards shmem_malloc still returns the same offset
  * on every process (the symmetric heap stayed in step though only members allocated).
  * Messages: every reduction operator on every type over the world, a group, the node and the
- * node masters; reduce to 0; sel max/min with non-contributors; bcast at every scope;
- * clus_brdcst and clus gops; grp_clus_brdcst; exchange_address(_grp); bintree; snd/rcv/rcvany;
- * domain queries and Same_node. */
+ * node masters, and "or"/"and" with zeros among the values; reduce to 0; sel max/min with
+ * non-contributors; bcast at every scope; clus_brdcst and clus gops; grp_clus_brdcst;
+ * exchange_address(_grp); bintree; snd/rcv/rcvany; domain queries and Same_node. */
 #include "armci_check.h"
 
 #include <armcix.h>
@@ -336,6 +336,26 @@ static void domains(void)
     CHECK(ARMCI_Same_node(me) && !ARMCI_Uses_shm(), "Same_node(me) / Uses_shm (0, as ARMCI-MPI)");
 }
 
+/* "or" and "and" are logical: with one zero among non-zero values "and" gives 0 and "or" 1;
+ * with zeros only, "or" gives 0. Values 2 and 4 (no common bit) still give 1. */
+static void logical_ops(void)
+{
+    int x = me == nproc - 1 ? 0 : 2 + 2 * (me % 2);
+    int y = x;
+    armci_msg_igop(&x, 1, "and");
+    CHECK(x == 0, "igop and with a zero: %d", x);
+    armci_msg_igop(&y, 1, "or");
+    CHECK(y == (nproc > 1), "igop or: %d, want %d", y, nproc > 1);
+    long zero = 0, nonzero = 2 + 2 * (me % 2);
+    armci_msg_lgop(&zero, 1, "or");
+    CHECK(zero == 0, "lgop or of zeros: %ld", zero);
+    armci_msg_lgop(&nonzero, 1, "and");
+    CHECK(nonzero == 1, "lgop and of non-zeros: %ld", nonzero);
+    double d = me == 0 ? 0.0 : -1.5;
+    armci_msg_dgop(&d, 1, "or");
+    CHECK(d == (nproc > 1), "dgop or: %g", d);
+}
+
 int main(int argc, char **argv)
 {
     ARMCI_Init_args(&argc, &argv);
@@ -345,6 +365,7 @@ int main(int argc, char **argv)
     groups();
     messages();
     domains();
+    logical_ops();
     int rc = check_finish();
     shmem_finalize();
     ARMCI_Finalize();
