@@ -24,7 +24,8 @@ static int bad_call(const char *mode, long *sym)
         return 0;
     }
     if (strcmp(mode, "ctx_pe") == 0) {
-        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &t);
+        shmem_team_config_t one = {1};
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, &one, SHMEM_TEAM_NUM_CONTEXTS, &t);
         shmem_ctx_t ctx = SHMEM_CTX_INVALID;
         if (t != SHMEM_TEAM_INVALID && shmem_team_create_ctx(t, 0, &ctx) == 0)
             shmem_ctx_long_p(ctx, sym, 1, 1);
