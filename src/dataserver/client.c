@@ -108,8 +108,9 @@ static void handle_reply(const struct pg_ds_header *h, size_t len)
     switch (h->type) {
     case PG_DS_ACK:
         if (h->cookie)
-            ((struct pg_ds_completion *)(uintptr_t)h->cookie)->acks_due--;
-        c.all.acks_due--;
+            __atomic_fetch_sub(&((struct pg_ds_completion *)(uintptr_t)h->cookie)->acks_due, 1,
+                               __ATOMIC_RELAXED);
+        __atomic_fetch_sub(&c.all.acks_due, 1, __ATOMIC_RELAXED);
         break;
     case PG_DS_GET_REPLY:
         get_arrived(p, h, len);
@@ -276,11 +277,12 @@ static size_t shape_bytes(const struct pg_strided *shape)
 }
 
 /* Counts an operation awaiting acknowledgement: in its record (none: NULL) and in all. */
+/* Atomic, though the lock is held: pg_ds_quiet reads the counts without it. */
 static void count_ack_due(struct pg_ds_completion *cc)
 {
     if (cc)
-        cc->acks_due++;
-    c.all.acks_due++;
+        __atomic_fetch_add(&cc->acks_due, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&c.all.acks_due, 1, __ATOMIC_RELAXED);
 }
 
 /* Puts and accumulates: every chunk is one message, acknowledged on its own. */
