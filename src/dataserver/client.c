@@ -600,7 +600,9 @@ void ds_client_open(void)
 {
     c.chunk = ds_chunk_bytes();
     size_t message = sizeof(struct block) + ds_max_message() + BLOCK_ALIGN;
-    c.region_size = (size_t)pg_cfg.pipeline_buffers * message;
+    /* aligned_alloc wants a multiple of the alignment. */
+    c.region_size = ((size_t)pg_cfg.pipeline_buffers * message + BLOCK_ALIGN - 1) &
+                    ~(size_t)(BLOCK_ALIGN - 1);
     c.window = c.region_size / 2 > c.chunk ? c.region_size / 2 / c.chunk * c.chunk : c.chunk;
     /* Each server reserves this much receive space for each PE of another node. */
     c.credit_bytes = c.region_size + REQUESTS_PER_SERVER * MESSAGE_SLACK;
