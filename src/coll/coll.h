@@ -1,12 +1,14 @@
 /* coll: teams and collective operations — sync, broadcast, collect, fcollect, alltoall[s],
  * reductions and scans — over any team, including the active sets of the legacy API.
  *
- * Every collective is built on one primitive, a signal channel per ordered pair of world PEs:
- * PE a's n-th signal to PE b stores n into b's flag for a (a load/store on the node, an AMO
- * through the data server off the node), and b waits until that flag reaches the count it
- * expects. Flags only grow and each has one writer, so they never need resetting, a team needs
- * no symmetric state of its own, and collectives on different teams (or active sets with any
- * pSync) interleave freely as long as each pair of PEs issues them in the same order. */
+ * Every collective is built on one primitive, a signal channel per team and ordered pair of
+ * world PEs: PE a's signals to PE b add 1 to b's flag for a in the team's channel set (a
+ * load/store on the node, an AMO through the data server off the node), and b waits until that
+ * flag reaches the count it expects. Flags only grow, so they never need resetting. Each team
+ * has a channel set of its own, agreed on when it is created, so threads may run collectives
+ * on different teams at the same time (SHMEM_THREAD_MULTIPLE); the active sets of the legacy
+ * API share one set, so their collectives interleave freely with any pSync as long as each
+ * pair of PEs issues them in the same order (and from one thread at a time). */
 #ifndef PG_COLL_H
 #define PG_COLL_H
 
@@ -17,18 +19,27 @@ struct pangea_team {
     int start, stride, size; /* members: world PEs start + i*stride, i < size */
     int my_pe;               /* my index in the team, -1 when not a member */
     int num_contexts;        /* contexts requested at creation (SHMEM_TEAM_NUM_CONTEXTS) */
+    int live_contexts;       /* contexts created from it and not destroyed */
     int predefined;          /* WORLD or SHARED: not destroyable */
+    int channel;             /* its channel set (PG_CHANNEL_*, or a user team's own) */
     /* Node layout for the two-level algorithms, as team indices in ascending order. */
     int nlocal, *local;     /* the members on my node; local[0] is my node's leader */
     int nleaders, *leaders; /* the first member of every node the team spans */
 };
+
+/* Channel sets: the world (SHMEM_TEAM_WORLD and the library's own syncs), SHARED, the legacy
+ * active sets, then one per live team created by a split. */
+enum { PG_CHANNEL_WORLD, PG_CHANNEL_SHARED, PG_CHANNEL_ACTIVE_SET, PG_CHANNEL_FIRST_SPLIT };
+#define PG_MAX_TEAMS 64
+#define PG_COLL_CHANNELS (PG_CHANNEL_FIRST_SPLIT + PG_MAX_TEAMS)
 
 /* Allocates the signal flags (internal symmetric memory). Collective over the world. */
 int pg_coll_init(void);
 void pg_coll_fini(void);
 
 /* Describes the team of world PEs start + i*stride, i < size (strides may be negative), as
- * seen by the calling PE. Local only. 0, or -1 when out of memory. */
+ * seen by the calling PE, on channel set PG_CHANNEL_WORLD. Local only. 0, or -1 when out of
+ * memory. */
 int pg_team_init(struct pangea_team *team, int start, int stride, int size);
 void pg_team_fini(struct pangea_team *team);
 
@@ -43,8 +54,7 @@ int pg_team_index(const struct pangea_team *team, int world_pe);
  * (size 0: none; the triplets of different callers are identical or disjoint). Returns 0 on
  * every parent member with *team the new team (NULL for a PE outside it), or -1 on every parent
  * member when any of them could not create it (the per-PE limit of PG_MAX_TEAMS live teams,
- * or memory). */
-#define PG_MAX_TEAMS 64
+ * or memory). Splits of different parents may run in different threads at once. */
 int pg_team_split(struct pangea_team *parent, int start, int stride, int size,
                   struct pangea_team **team);
 /* Collective over the team: completes the signals in flight and frees it. */

@@ -8,30 +8,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Library-internal symmetric memory of the collectives. */
-struct pg_coll_state {
+/* A channel set: the library-internal symmetric memory of one team's collectives. */
+struct pg_coll_channel {
     uint64_t word; /* a value this PE publishes before a sync (collect sizes, team agreement) */
     char pad[64 - sizeof(uint64_t)];
-    uint64_t flag[]; /* [npes]: signals received from each PE so far */
+    uint64_t flag[]; /* [npes]: signals received from each world PE so far */
 };
-extern struct pg_coll_state *pg_coll_state;
+struct pg_coll_channel *pg_coll_channel(const struct pangea_team *team);
 
-/* Symmetric landing slots for small reductions: slot j (pg_coll_slot_size bytes) receives what
- * world PE j sends this PE. A sender writes its slot again only after the receiver has
- * answered, so the slots need no other flow control. */
-extern char *pg_coll_slots;
+/* Symmetric landing slots for small reductions: the team's slot for world PE sender
+ * (pg_coll_slot_size bytes) receives what that PE sends this PE. A sender writes its slot
+ * again only after the receiver has answered, so the slots need no other flow control. */
+char *pg_coll_slot(const struct pangea_team *team, int sender);
 extern size_t pg_coll_slot_size;
 
 /* The context the collectives' own transfers use. */
 extern struct pangea_ctx pg_coll_ctx;
 
-/* One more signal to world PE pe, after the stores made so far. */
-void pg_coll_notify(int pe);
+/* One more signal of the team's channel to world PE pe, after the stores made so far. */
+void pg_coll_notify(const struct pangea_team *team, int pe);
 /* len bytes from local src to symmetric dest on world PE pe, then a signal: the receiver sees
  * the data once it has seen the signal. */
-void pg_coll_put_notify(void *dest, const void *src, size_t len, int pe);
-/* Waits for `count` more signals from world PE pe. */
-void pg_coll_wait(int pe, uint64_t count);
+void pg_coll_put_notify(const struct pangea_team *team, void *dest, const void *src, size_t len,
+                        int pe);
+/* Waits for `count` more signals of the team's channel from world PE pe. */
+void pg_coll_wait(const struct pangea_team *team, int pe, uint64_t count);
 
 /* A member's copy of the symmetric range [addr, addr+len): a pointer into it when the member
  * is on my node (or me), else the bytes fetched into tmp. */

@@ -91,9 +91,9 @@ void pg_coll_broadcast(struct pangea_team *team, void *dest, const void *source,
     for (size_t off = 0; off < nbytes; off += chunk) {
         size_t len = nbytes - off < chunk ? nbytes - off : chunk;
         if (tree.parent >= 0)
-            pg_coll_wait(pg_team_pe(team, tree.parent), 1);
+            pg_coll_wait(team, pg_team_pe(team, tree.parent), 1);
         for (int c = 0; c < tree.nchildren; c++)
-            pg_coll_put_notify((char *)dest + off, from + off, len,
+            pg_coll_put_notify(team, (char *)dest + off, from + off, len,
                                pg_team_pe(team, tree.children[c]));
     }
     if (team->my_pe == root && write_root_dest && dest != source)
@@ -106,9 +106,9 @@ static void push_to_all(struct pangea_team *team, char *dest_at, const void *blo
 {
     int n = team->size, me = team->my_pe;
     for (int s = 1; s < n; s++)
-        pg_coll_put_notify(dest_at, block, len, pg_team_pe(team, (me + s) % n));
+        pg_coll_put_notify(team, dest_at, block, len, pg_team_pe(team, (me + s) % n));
     for (int s = 1; s < n; s++)
-        pg_coll_wait(pg_team_pe(team, (me - s + n) % n), 1);
+        pg_coll_wait(team, pg_team_pe(team, (me - s + n) % n), 1);
 }
 
 /* Across nodes, the members of a node exchange their blocks through shared memory; each
@@ -127,13 +127,13 @@ void pg_coll_fcollect(struct pangea_team *team, void *dest, const void *source, 
     }
     for (int l = 0; l < team->nlocal; l++)
         if (team->local[l] != team->my_pe)
-            pg_coll_put_notify(mine, source, nbytes, pg_team_pe(team, team->local[l]));
+            pg_coll_put_notify(team, mine, source, nbytes, pg_team_pe(team, team->local[l]));
     for (int l = 0; l < team->nlocal; l++)
         if (team->local[l] != team->my_pe)
-            pg_coll_wait(pg_team_pe(team, team->local[l]), 1);
+            pg_coll_wait(team, pg_team_pe(team, team->local[l]), 1);
     int leader = pg_team_pe(team, team->local[0]);
     if (team->my_pe != team->local[0]) {
-        pg_coll_wait(leader, 1); /* the other nodes' blocks */
+        pg_coll_wait(team, leader, 1); /* the other nodes' blocks */
         return;
     }
     for (int k = 0; k < team->nleaders; k++) {
@@ -145,11 +145,11 @@ void pg_coll_fcollect(struct pangea_team *team, void *dest, const void *source, 
             pg_put(&pg_coll_ctx, block, block, nbytes, other);
         }
         pg_fence(&pg_coll_ctx); /* the blocks before the signal */
-        pg_coll_notify(other);
+        pg_coll_notify(team, other);
     }
     for (int k = 0; k < team->nleaders; k++)
         if (team->leaders[k] != team->my_pe)
-            pg_coll_wait(pg_team_pe(team, team->leaders[k]), 1);
+            pg_coll_wait(team, pg_team_pe(team, team->leaders[k]), 1);
     for (int l = 1; l < team->nlocal; l++) {
         int member = pg_team_pe(team, team->local[l]);
         for (int j = 0; j < team->size; j++) {
@@ -158,20 +158,20 @@ void pg_coll_fcollect(struct pangea_team *team, void *dest, const void *source, 
             char *block = at + (size_t)j * nbytes;
             pg_put(&pg_coll_ctx, block, block, nbytes, member);
         }
-        pg_coll_notify(member);
+        pg_coll_notify(team, member);
     }
 }
 
 void pg_coll_collect(struct pangea_team *team, void *dest, const void *source, size_t nbytes)
 {
     /* Publish my size, sync, read everyone's to find my offset. */
-    __atomic_store_n(&pg_coll_state->word, (uint64_t)nbytes, __ATOMIC_RELAXED);
+    uint64_t *word = &pg_coll_channel(team)->word;
+    __atomic_store_n(word, (uint64_t)nbytes, __ATOMIC_RELAXED);
     pg_team_sync(team);
     size_t offset = 0;
     for (int j = 0; j < team->my_pe; j++) {
         uint64_t size;
-        memcpy(&size, pg_coll_fetch(&pg_coll_state->word, sizeof size, pg_team_pe(team, j), &size),
-               sizeof size);
+        memcpy(&size, pg_coll_fetch(word, sizeof size, pg_team_pe(team, j), &size), sizeof size);
         offset += size;
     }
     char *mine = (char *)dest + offset;
@@ -190,11 +190,11 @@ void pg_coll_alltoall(struct pangea_team *team, void *dest, const void *source, 
     const char *from = source;
     for (int s = 1; s < n; s++) {
         int j = (me + s) % n;
-        pg_coll_put_notify(to, from + (size_t)j * nbytes, nbytes, pg_team_pe(team, j));
+        pg_coll_put_notify(team, to, from + (size_t)j * nbytes, nbytes, pg_team_pe(team, j));
     }
     memmove(to, from + (size_t)me * nbytes, nbytes);
     for (int s = 1; s < n; s++)
-        pg_coll_wait(pg_team_pe(team, (me - s + n) % n), 1);
+        pg_coll_wait(team, pg_team_pe(team, (me - s + n) % n), 1);
 }
 
 void pg_coll_alltoalls(struct pangea_team *team, void *dest, const void *source, ptrdiff_t dst,
@@ -215,9 +215,9 @@ void pg_coll_alltoalls(struct pangea_team *team, void *dest, const void *source,
         pg_put_strided(&pg_coll_ctx, to, from, &shape, pg_team_pe(team, j));
         if (s > 0) {
             pg_fence(&pg_coll_ctx); /* the elements before the signal */
-            pg_coll_notify(pg_team_pe(team, j));
+            pg_coll_notify(team, pg_team_pe(team, j));
         }
     }
     for (int s = 1; s < n; s++)
-        pg_coll_wait(pg_team_pe(team, (me - s + n) % n), 1);
+        pg_coll_wait(team, pg_team_pe(team, (me - s + n) % n), 1);
 }

@@ -32,11 +32,6 @@ static void combine_range(struct pangea_team *team, int first, int last, char *a
     }
 }
 
-static char *slot_of(int world_pe)
-{
-    return pg_coll_slots + (size_t)world_pe * pg_coll_slot_size;
-}
-
 /* acc (holding my contribution) combined with what each of the members senders[0..n-1]
  * (team indices) has sent to my slots. */
 static void combine_slots(struct pangea_team *team, const int *senders, int n, char *acc,
@@ -44,8 +39,8 @@ static void combine_slots(struct pangea_team *team, const int *senders, int n, c
 {
     for (int k = 0; k < n; k++) {
         int pe = pg_team_pe(team, senders[k]);
-        pg_coll_wait(pe, 1);
-        combine(acc, slot_of(pe), count);
+        pg_coll_wait(team, pe, 1);
+        combine(acc, pg_coll_slot(team, pe), count);
     }
 }
 
@@ -55,8 +50,8 @@ static void reduce_gathered(struct pangea_team *team, void *dest, const void *so
     size_t len = count * elem;
     int leader = pg_team_pe(team, team->local[0]), me = pg_world.me;
     if (me != leader) {
-        pg_coll_put_notify(slot_of(me), source, len, leader);
-        pg_coll_wait(leader, 1); /* the result, in dest */
+        pg_coll_put_notify(team, pg_coll_slot(team, me), source, len, leader);
+        pg_coll_wait(team, leader, 1); /* the result, in dest */
         return;
     }
     char *acc = malloc(len);
@@ -66,16 +61,16 @@ static void reduce_gathered(struct pangea_team *team, void *dest, const void *so
     combine_slots(team, team->local + 1, team->nlocal - 1, acc, count, combine);
     int first = pg_team_pe(team, team->leaders[0]);
     if (me != first) {
-        pg_coll_put_notify(slot_of(me), acc, len, first);
-        pg_coll_wait(first, 1);
+        pg_coll_put_notify(team, pg_coll_slot(team, me), acc, len, first);
+        pg_coll_wait(team, first, 1);
     } else {
         combine_slots(team, team->leaders + 1, team->nleaders - 1, acc, count, combine);
         memcpy(dest, acc, len);
         for (int k = 1; k < team->nleaders; k++)
-            pg_coll_put_notify(dest, acc, len, pg_team_pe(team, team->leaders[k]));
+            pg_coll_put_notify(team, dest, acc, len, pg_team_pe(team, team->leaders[k]));
     }
     for (int l = 1; l < team->nlocal; l++)
-        pg_coll_put_notify(dest, dest, len, pg_team_pe(team, team->local[l]));
+        pg_coll_put_notify(team, dest, dest, len, pg_team_pe(team, team->local[l]));
     free(acc);
 }
 
@@ -109,9 +104,9 @@ void pg_coll_reduce(struct pangea_team *team, void *dest, const void *source, si
     memcpy(mine, acc, len);
     if (split) {
         for (int s = 1; s < n; s++)
-            pg_coll_put_notify(mine, acc, len, pg_team_pe(team, (me + s) % n));
+            pg_coll_put_notify(team, mine, acc, len, pg_team_pe(team, (me + s) % n));
         for (int s = 1; s < n; s++)
-            pg_coll_wait(pg_team_pe(team, (me - s + n) % n), 1);
+            pg_coll_wait(team, pg_team_pe(team, (me - s + n) % n), 1);
     }
     free(acc);
 }

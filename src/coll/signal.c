@@ -1,6 +1,6 @@
-/* Signal channels: PE a's signals to PE b add 1 to b's flag[a]; b remembers how many it has
- * consumed. Adding (not storing a sequence number) keeps counts exact even when off-node AMOs
- * complete out of order. */
+/* Signal channels: a team's signals from PE a to PE b add 1 to b's flag[a] in the team's
+ * channel set; b remembers how many it has consumed. Adding (not storing a sequence number)
+ * keeps counts exact even when off-node AMOs complete out of order. */
 #include "coll_internal.h"
 
 #include "atomics/atomics.h"
@@ -11,25 +11,31 @@
 
 #include <stdlib.h>
 
-struct pg_coll_state *pg_coll_state;
 struct pangea_ctx pg_coll_ctx;
-char *pg_coll_slots;
 size_t pg_coll_slot_size;
-static uint64_t *consumed; /* [npes]: signals from each PE that a wait has accounted for */
+static char *channels; /* PG_COLL_CHANNELS channel states, channel_stride bytes apart */
+static size_t channel_stride;
+static char *slots;        /* [channel][sender PE]: pg_coll_slot_size bytes each */
+static uint64_t *consumed; /* [channel][sender PE]: signals that a wait has accounted for */
 static struct pangea_team world;
+
+/* The landing slots of all channels share this much internal symmetric memory. */
+#define SLOT_BUDGET ((size_t)2 << 20)
 
 int pg_coll_init(void)
 {
+    size_t npes = (size_t)pg_world.npes;
     /* A new segment is zero-filled, so the flags start at 0 without a racy reset. */
-    pg_coll_state = pg_mem_internal_alloc(sizeof *pg_coll_state +
-                                          (size_t)pg_world.npes * sizeof pg_coll_state->flag[0]);
-    size_t cap = ((size_t)1 << 20) / (size_t)pg_world.npes;
+    channel_stride =
+        sizeof(struct pg_coll_channel) + ((npes * sizeof(uint64_t) + 63) & ~(size_t)63);
+    channels = pg_mem_internal_alloc(channel_stride * PG_COLL_CHANNELS);
+    size_t cap = SLOT_BUDGET / (npes * PG_COLL_CHANNELS);
     pg_coll_slot_size =
         (size_t)pg_cfg.coll_reduce_gather < cap ? (size_t)pg_cfg.coll_reduce_gather : cap;
     pg_coll_slot_size &= ~(size_t)63;
-    pg_coll_slots =
-        pg_coll_slot_size ? pg_mem_internal_alloc(pg_coll_slot_size * (size_t)pg_world.npes) : NULL;
-    consumed = calloc((size_t)pg_world.npes, sizeof *consumed);
+    slots = pg_coll_slot_size ? pg_mem_internal_alloc(pg_coll_slot_size * npes * PG_COLL_CHANNELS)
+                              : NULL;
+    consumed = calloc(npes * PG_COLL_CHANNELS, sizeof *consumed);
     if (!consumed || pg_team_init(&world, 0, 1, pg_world.npes) != 0)
         return -1;
     pg_ctx_init(&pg_coll_ctx, &world, 0);
@@ -42,7 +48,7 @@ void pg_coll_fini(void)
     pg_team_fini(&world);
     free(consumed);
     consumed = NULL;
-    pg_coll_state = NULL;
+    channels = slots = NULL;
 }
 
 void pg_sync_all(void)
@@ -50,9 +56,25 @@ void pg_sync_all(void)
     pg_team_sync(&world);
 }
 
-void pg_coll_notify(int pe)
+struct pg_coll_channel *pg_coll_channel(const struct pangea_team *team)
 {
-    uint64_t *flag = &pg_coll_state->flag[pg_world.me];
+    return (struct pg_coll_channel *)(channels + (size_t)team->channel * channel_stride);
+}
+
+char *pg_coll_slot(const struct pangea_team *team, int sender)
+{
+    return slots +
+           ((size_t)team->channel * (size_t)pg_world.npes + (size_t)sender) * pg_coll_slot_size;
+}
+
+static uint64_t *my_flag_at(const struct pangea_team *team)
+{
+    return &pg_coll_channel(team)->flag[pg_world.me];
+}
+
+void pg_coll_notify(const struct pangea_team *team, int pe)
+{
+    uint64_t *flag = my_flag_at(team);
     uint64_t *peer = pg_mem_peer_ptr(flag, pe);
     if (peer)
         __atomic_fetch_add(peer, 1, __ATOMIC_RELEASE);
@@ -60,17 +82,19 @@ void pg_coll_notify(int pe)
         pg_amo(&pg_coll_ctx, flag, pe, PG_AMO_ADD, sizeof *flag, 1, 0);
 }
 
-void pg_coll_put_notify(void *dest, const void *src, size_t len, int pe)
+void pg_coll_put_notify(const struct pangea_team *team, void *dest, const void *src, size_t len,
+                        int pe)
 {
-    pg_put_signal(&pg_coll_ctx, dest, src, len, &pg_coll_state->flag[pg_world.me], 1, PG_SIGNAL_ADD,
-                  pe);
+    pg_put_signal(&pg_coll_ctx, dest, src, len, my_flag_at(team), 1, PG_SIGNAL_ADD, pe);
 }
 
-void pg_coll_wait(int pe, uint64_t count)
+void pg_coll_wait(const struct pangea_team *team, int pe, uint64_t count)
 {
-    uint64_t want = consumed[pe] += count;
+    uint64_t *done = &consumed[(size_t)team->channel * (size_t)pg_world.npes + (size_t)pe];
+    uint64_t want = *done += count;
+    const uint64_t *flag = &pg_coll_channel(team)->flag[pe];
     struct pg_waiter w = {0};
-    while (__atomic_load_n(&pg_coll_state->flag[pe], __ATOMIC_ACQUIRE) < want)
+    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < want)
         pg_wait_step(&w);
 }
 

@@ -109,8 +109,9 @@ static void get_arrived(struct pending *p, const struct pg_ds_header *h, size_t 
 static void acknowledged_by(const struct pg_ds_header *h)
 {
     if (h->cookie)
-        ((struct pg_ds_completion *)(uintptr_t)h->cookie)->acks_due--;
-    c.all.acks_due--;
+        __atomic_fetch_sub(&((struct pg_ds_completion *)(uintptr_t)h->cookie)->acks_due, 1,
+                           __ATOMIC_RELEASE);
+    __atomic_fetch_sub(&c.all.acks_due, 1, __ATOMIC_RELEASE);
 }
 
 static void handle_reply(const struct pg_ds_header *h, size_t len)
@@ -305,11 +306,12 @@ static size_t shape_bytes(const struct pg_strided *shape)
 }
 
 /* Counts an operation awaiting acknowledgement: in its record (none: NULL) and in all. */
+/* Atomic, though the lock is held: pg_ds_quiet reads the counts without it. */
 static void count_ack_due(struct pg_ds_completion *cc)
 {
     if (cc)
-        cc->acks_due++;
-    c.all.acks_due++;
+        __atomic_fetch_add(&cc->acks_due, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&c.all.acks_due, 1, __ATOMIC_RELAXED);
 }
 
 /* Puts and accumulates: every chunk is one message, acknowledged on its own. */
@@ -654,14 +656,15 @@ uint64_t pg_ds_amo(struct pg_ds_completion *cc, int pe, int seg, size_t offset, 
 
 static int acknowledged(const void *arg)
 {
-    return ((const struct pg_ds_completion *)arg)->acks_due == 0;
+    return __atomic_load_n(&((const struct pg_ds_completion *)arg)->acks_due, __ATOMIC_RELAXED) ==
+           0;
 }
 
 void pg_ds_quiet(struct pg_ds_completion *cc)
 {
     if (!cc)
         cc = &c.all;
-    if (__atomic_load_n(&cc->acks_due, __ATOMIC_RELAXED) == 0)
+    if (__atomic_load_n(&cc->acks_due, __ATOMIC_ACQUIRE) == 0)
         return; /* nothing off-node outstanding: the common on-node case takes no lock */
     pthread_mutex_lock(&c.lock);
     wait_until(acknowledged, cc);
@@ -720,7 +723,9 @@ void ds_client_open(void)
 {
     c.chunk = ds_chunk_bytes();
     size_t message = sizeof(struct block) + ds_max_message() + BLOCK_ALIGN;
-    c.region_size = (size_t)pg_cfg.pipeline_buffers * message;
+    /* aligned_alloc wants a multiple of the alignment. */
+    c.region_size =
+        ((size_t)pg_cfg.pipeline_buffers * message + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1);
     c.window = c.region_size / 2 > c.chunk ? c.region_size / 2 / c.chunk * c.chunk : c.chunk;
     /* Each server reserves this much receive space for each PE of another node. */
     c.credit_bytes = c.region_size + REQUESTS_PER_SERVER * MESSAGE_SLACK;

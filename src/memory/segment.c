@@ -26,7 +26,7 @@ struct segment_span {
 static struct segment_span *spans;
 
 /* Library-internal symmetric area at the end of the heap segment. */
-#define PG_INTERNAL_SIZE ((size_t)2 << 20)
+#define PG_INTERNAL_SIZE ((size_t)4 << 20)
 static size_t internal_used;
 
 static const char *const seg_names[PG_SEG_COUNT] = {"heap", "data"};

@@ -1,6 +1,8 @@
 /* Ordering (spec §9.12), the world barrier and sync (§9.10) and locks (§9.13). */
 #include "shmem_internal.h"
 
+#include <stdlib.h>
+
 void pshmem_ctx_fence(shmem_ctx_t ctx)
 {
     if (ctx != SHMEM_CTX_INVALID)
@@ -27,12 +29,27 @@ void pshmem_quiet(void)
 }
 PG_ALIAS(shmem_quiet)
 
+/* target_pes are PE numbers of the context's team; the engine takes world PEs. */
 static void pe_quiet(const char *call, shmem_ctx_t ctx, const int *target_pes, size_t npes)
 {
-    PG_CHECKS(pg_check_init(call); pg_check_buffer(call, "target_pes", target_pes, npes);
-              for (size_t i = 0; i < npes; i++) pg_check_pe(call, "target_pes[i]", target_pes[i]));
-    if (ctx != SHMEM_CTX_INVALID)
-        pg_pe_quiet(pg_ctx(ctx), target_pes, npes);
+    PG_CHECKS(pg_check_init(call); pg_check_buffer(call, "target_pes", target_pes, npes));
+    if (ctx == SHMEM_CTX_INVALID || npes == 0)
+        return;
+    int size = ctx->team->size;
+    PG_CHECKS(for (size_t i = 0; i < npes; i++) if (target_pes[i] < 0 || target_pes[i] >= size)
+                  pg_fatal(call,
+                           "argument 'target_pes[%zu]' = %d is out of range [0, %d) of the "
+                           "context's team",
+                           i, target_pes[i], size));
+    int local[64];
+    int *world = npes <= 64 ? local : malloc(npes * sizeof *world);
+    if (!world)
+        pg_fatal(call, "out of memory for %zu PE numbers", npes);
+    for (size_t i = 0; i < npes; i++)
+        world[i] = pg_ctx_pe(ctx, target_pes[i]);
+    pg_pe_quiet(pg_ctx(ctx), world, npes);
+    if (world != local)
+        free(world);
 }
 
 void pshmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)

@@ -1,6 +1,7 @@
 /* Teams (spec §9.4), team_ptr (§9.1), contexts (§9.5) and sessions (§9.9). */
 #include "shmem_internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 /* ---- Teams ---------------------------------------------------------------------------------- */
@@ -141,19 +142,27 @@ PG_ALIAS(shmem_team_split_2d)
 /* ---- Contexts ------------------------------------------------------------------------------- */
 
 /* A context created by the program: the engine's context, linked into the list that team
- * destruction walks. */
+ * destruction walks. Threads create and destroy contexts concurrently, hence the lock over
+ * the list and the teams' context counts. */
 struct shmem_context {
     struct pangea_ctx engine; /* first: shmem_ctx_t points here */
     struct shmem_context *next;
 };
 static struct shmem_context *contexts;
+static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void destroy_context(struct shmem_context *c)
+/* Takes c out of the list (lock held). */
+static void unlink_context(struct shmem_context *c)
 {
     struct shmem_context **link = &contexts;
     while (*link != c)
         link = &(*link)->next;
     *link = c->next;
+    c->engine.team->live_contexts--;
+}
+
+static void free_context(struct shmem_context *c)
+{
     pg_ctx_fini(&c->engine); /* completes what is outstanding on it */
     free(c);
 }
@@ -166,10 +175,20 @@ void pshmem_team_destroy(shmem_team_t team)
         pg_fatal("shmem_team_destroy", "SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be "
                                        "destroyed");
     /* The team's contexts go with it (the program must have destroyed its private ones). */
+    struct shmem_context *mine = NULL;
+    pthread_mutex_lock(&contexts_lock);
     for (struct shmem_context *c = contexts, *next; c; c = next) {
         next = c->next;
-        if (c->engine.team == team)
-            destroy_context(c);
+        if (c->engine.team == team) {
+            unlink_context(c);
+            c->next = mine;
+            mine = c;
+        }
+    }
+    pthread_mutex_unlock(&contexts_lock);
+    for (struct shmem_context *next; mine; mine = next) {
+        next = mine->next;
+        free_context(mine);
     }
     pg_team_destroy(team);
 }
@@ -190,9 +209,23 @@ int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     struct shmem_context *c = malloc(sizeof *c);
     if (!c)
         return -1;
-    pg_ctx_init(&c->engine, team, options);
-    c->next = contexts;
-    contexts = c;
+    /* A created team allows as many live contexts as its SHMEM_TEAM_NUM_CONTEXTS asked for
+     * (none by default, spec §9.4); the predefined teams have no limit. */
+    pthread_mutex_lock(&contexts_lock);
+    int allowed = team->predefined || team->live_contexts < team->num_contexts;
+    if (allowed) {
+        pg_ctx_init(&c->engine, team, options);
+        c->next = contexts;
+        contexts = c;
+        team->live_contexts++;
+    }
+    pthread_mutex_unlock(&contexts_lock);
+    if (!allowed) {
+        pg_debug("%s: the team's %d context(s) of SHMEM_TEAM_NUM_CONTEXTS are all in use", call,
+                 team->num_contexts);
+        free(c);
+        return -1;
+    }
     *ctx = &c->engine;
     return 0;
 }
@@ -210,7 +243,11 @@ void pshmem_ctx_destroy(shmem_ctx_t ctx)
         return;
     if (ctx == SHMEM_CTX_DEFAULT)
         pg_fatal("shmem_ctx_destroy", "SHMEM_CTX_DEFAULT cannot be destroyed");
-    destroy_context((struct shmem_context *)ctx);
+    struct shmem_context *c = (struct shmem_context *)ctx;
+    pthread_mutex_lock(&contexts_lock);
+    unlink_context(c);
+    pthread_mutex_unlock(&contexts_lock);
+    free_context(c);
 }
 PG_ALIAS(shmem_ctx_destroy)
 

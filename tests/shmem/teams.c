@@ -24,10 +24,22 @@ static int bad_call(const char *mode, long *sym)
         return 0;
     }
     if (strcmp(mode, "ctx_pe") == 0) {
-        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &t);
+        shmem_team_config_t one = {1};
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, &one, SHMEM_TEAM_NUM_CONTEXTS, &t);
         shmem_ctx_t ctx = SHMEM_CTX_INVALID;
         if (t != SHMEM_TEAM_INVALID && shmem_team_create_ctx(t, 0, &ctx) == 0)
             shmem_ctx_long_p(ctx, sym, 1, 1);
+        shmem_barrier_all();
+        return 0;
+    }
+    if (strcmp(mode, "pe_quiet") == 0) {
+        /* On a team of one PE, team PE 1 does not exist (world PE 1 does). */
+        shmem_team_config_t one = {1};
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, &one, SHMEM_TEAM_NUM_CONTEXTS, &t);
+        shmem_ctx_t ctx = SHMEM_CTX_INVALID;
+        int pes[] = {0, 1};
+        if (t != SHMEM_TEAM_INVALID && shmem_team_create_ctx(t, 0, &ctx) == 0)
+            shmem_ctx_pe_quiet(ctx, pes, 2);
         shmem_barrier_all();
         return 0;
     }
@@ -127,8 +139,45 @@ static void team_limit(void)
     shmem_team_destroy(again);
 }
 
+/* SHMEM_TEAM_NUM_CONTEXTS: a created team gives out as many live contexts as it asked for
+ * (none without the mask), a failed create leaves SHMEM_CTX_INVALID, destroying a context frees
+ * its place; WORLD has no limit; destroying a team frees its remaining contexts. */
+static void context_limit(void)
+{
+    int npes = shmem_n_pes();
+    shmem_team_config_t two = {2};
+    shmem_team_t plain, limited, masked_out;
+    shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &plain);
+    shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, &two, SHMEM_TEAM_NUM_CONTEXTS, &limited);
+    shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, &two, 0, &masked_out);
+    shmem_ctx_t ctx[3];
+    CHECK(shmem_team_create_ctx(plain, 0, &ctx[0]) != 0 && ctx[0] == SHMEM_CTX_INVALID,
+          "a context on a team created without SHMEM_TEAM_NUM_CONTEXTS");
+    CHECK(shmem_team_create_ctx(masked_out, 0, &ctx[0]) != 0 && ctx[0] == SHMEM_CTX_INVALID,
+          "a context on a team whose config was masked out");
+    CHECK(shmem_team_create_ctx(limited, 0, &ctx[0]) == 0, "first of 2 contexts");
+    CHECK(shmem_team_create_ctx(limited, SHMEM_CTX_PRIVATE, &ctx[1]) == 0, "second of 2 contexts");
+    CHECK(shmem_team_create_ctx(limited, 0, &ctx[2]) != 0 && ctx[2] == SHMEM_CTX_INVALID,
+          "a third context on a team of 2");
+    shmem_ctx_destroy(ctx[1]);
+    CHECK(shmem_team_create_ctx(limited, 0, &ctx[1]) == 0, "a context after one was destroyed");
+    shmem_team_config_t got;
+    CHECK(shmem_team_get_config(limited, SHMEM_TEAM_NUM_CONTEXTS, &got) == 0 &&
+              got.num_contexts == 2,
+          "get_config num_contexts %d", got.num_contexts);
+    shmem_team_destroy(limited); /* frees ctx[0] and ctx[1] */
+    shmem_team_destroy(masked_out);
+    shmem_team_destroy(plain);
+    shmem_ctx_t world[5];
+    for (int i = 0; i < 5; i++)
+        CHECK(shmem_ctx_create(0, &world[i]) == 0, "context %d on WORLD", i);
+    for (int i = 0; i < 5; i++)
+        shmem_ctx_destroy(world[i]);
+}
+
 /* Contexts on WORLD and on a reversed team: a put through a team context to team PE k lands
- * on world PE npes-1-k; the context's team is reported; every option is accepted. */
+ * on world PE npes-1-k (completed by ctx_pe_quiet on team PE k); the context's team is reported;
+ * every option is accepted. */
 static void contexts(long *sym)
 {
     int me = shmem_my_pe(), npes = shmem_n_pes();
@@ -166,7 +215,7 @@ static void contexts(long *sym)
     shmem_ctx_long_p(ctx, &sym[1], 1000 + me, right); /* team PE right = world npes-1-right */
     long fetched = shmem_ctx_long_atomic_fetch_add(ctx, &sym[2], 1, 0);
     (void)fetched;
-    shmem_ctx_quiet(ctx);
+    shmem_ctx_pe_quiet(ctx, &right, 1); /* a team PE: checked and translated */
     shmem_barrier_all();
     int from_world = npes - 1 - ((my - 1 + npes) % npes);
     CHECK(sym[1] == 1000 + from_world, "team ctx put: %ld, want %d", sym[1], 1000 + from_world);
@@ -191,6 +240,7 @@ int main(void)
     invalid_team(sym);
     queries(sym);
     team_limit();
+    context_limit();
     contexts(sym);
     shmem_free(sym);
     int status = check_finish();
