@@ -478,15 +478,13 @@ static void write_plots(const struct pg_tune_sample *samples, int count, const s
 }
 
 static int write_file(const struct settings *tuned, int rma, const char *provider, int nnodes,
-                      const char *hosts, double load_start)
+                      const char *hosts, const char *host_pattern, double load_start)
 {
     FILE *f = fopen(opt.out, "w");
     if (!f) {
         fprintf(stderr, "pangea-tune: cannot write %s\n", opt.out);
         return -1;
     }
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
     char date[64];
     time_t t = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
@@ -500,7 +498,7 @@ static int write_file(const struct settings *tuned, int rma, const char *provide
             load_average(), sysconf(_SC_NPROCESSORS_ONLN));
     if (provider[0])
         fprintf(f, "provider = %s\n", provider);
-    fprintf(f, "host = %s\ndate = %s\n", opt.host ? opt.host : host, date);
+    fprintf(f, "host = %s\ndate = %s\n", opt.host ? opt.host : host_pattern, date);
     if (nnodes > 1) {
         fprintf(f, "PANGEA_PIPELINE_BUFFERS = %lld\nPANGEA_PIPELINE_BUFFER_SIZE = %s\n",
                 tuned->buffers, size_text((size_t)tuned->size));
@@ -510,6 +508,47 @@ static int write_file(const struct settings *tuned, int rma, const char *provide
         fprintf(f, "# both PEs were on one node: the pipeline was not measured, defaults kept\n");
     }
     return fclose(f);
+}
+
+/* PE 0 measures and decides; every PE must then apply the same settings (pg_ds_init refuses
+ * to open the pipeline otherwise). */
+static void agree_with_pe0(struct settings *s)
+{
+    static long long mine[3], pe0[3];
+    mine[0] = s->buffers;
+    mine[1] = s->size;
+    mine[2] = s->threshold;
+    shmem_longlong_broadcast(SHMEM_TEAM_WORLD, pe0, mine, 3, 0);
+    s->buffers = pe0[0];
+    s->size = pe0[1];
+    s->threshold = pe0[2];
+}
+
+/* The derivation models the network; the reference transfers (1 MiB 2-D strided put and get)
+ * decide. If the default buffers move them faster than the derived ones, the file keeps the
+ * defaults. PE 0 measured; every PE must agree, as the settings are applied everywhere. */
+static int keep_faster_settings(struct settings *tuned, const struct settings *defaults,
+                                const size_t *sizes, int count, double bw[][2][3][2])
+{
+    static long keep_source, keep;
+    for (int i = 0; i < count && me == 0; i++) {
+        if (sizes[i] != REFERENCE)
+            continue;
+        double dflt = bw[i][1][PUT][0] + bw[i][1][GET][0];
+        double derived = bw[i][1][PUT][1] + bw[i][1][GET][1];
+        keep_source = dflt > derived;
+        if (keep_source)
+            say("      the default %lld x %s beat the derived %lld x %s on 1 MiB strided put + "
+                "get (%.0f vs %.0f MB/s): the file keeps the default buffers\n",
+                defaults->buffers, size_text((size_t)defaults->size), tuned->buffers,
+                size_text((size_t)tuned->size), dflt, derived);
+    }
+    shmem_long_broadcast(SHMEM_TEAM_WORLD, &keep, &keep_source, 1, 0);
+    if (keep) {
+        tuned->buffers = defaults->buffers;
+        tuned->size = defaults->size;
+    }
+    return (int)keep;
 }
 
 static void usage(void)
@@ -584,7 +623,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < 2 * MAX_TRANSFER; i++)
         local[i] = scratch[i] = remote[i] = (char)i;
     const char *provider = nnodes > 1 ? pg_net_provider() : getenv("FI_PROVIDER");
-    char hosts[600] = "", mine[256] = "";
+    char hosts[600] = "", mine[256] = "", host_pattern[260] = "";
     gethostname(mine, sizeof mine - 1);
     if (me == 0)
         snprintf(hosts, sizeof hosts, "%s", mine);
@@ -596,6 +635,13 @@ int main(int argc, char **argv)
         peer[255] = '\0';
         snprintf(hosts + strlen(hosts), sizeof hosts - strlen(hosts), " and %s (%d node%s)", peer,
                  nnodes, nnodes > 1 ? "s" : "");
+        /* Every PE of a job must run with the same pipeline settings, so the file's default
+         * host pattern covers both measured hosts: their common prefix and a '*'. */
+        size_t common = 0;
+        while (mine[common] && mine[common] == peer[common])
+            common++;
+        snprintf(host_pattern, sizeof host_pattern, "%.*s%s", (int)common, mine,
+                 mine[common] || peer[common] ? "*" : "");
     }
     shmem_barrier_all();
     shmem_free(name);
@@ -682,6 +728,11 @@ int main(int argc, char **argv)
             ++step, steps);
         struct pg_tune_input in = {samples, (size_t)count, ack_us, REFERENCE, opt.region_max, 64};
         pg_tune_derive(&in, &choice);
+        /* Each PE measured its own copies: PE 0's derivation is the one every PE uses. */
+        struct settings derived = {choice.buffers, (long long)choice.buffer_size, 0};
+        agree_with_pe0(&derived);
+        choice.buffers = (int)derived.buffers;
+        choice.buffer_size = (size_t)derived.size;
         for (int i = 0; i < count; i++) {
             int b = pg_tune_buffers_for(&samples[i], ack_us, 64, opt.region_max);
             say("      %6s: %2d buffers, 1 MiB strided predicted %8.1f us%s\n",
@@ -698,12 +749,14 @@ int main(int argc, char **argv)
         verify_buffers(&sw, &choice);
         tuned.buffers = choice.buffers;
         tuned.size = (long long)choice.buffer_size;
+        agree_with_pe0(&tuned);
 
         say("[%d/%d] direct RMA vs pipeline, contiguous put + get\n", ++step, steps);
         if (rma)
             tuned.threshold = measure_threshold(samples, count, tuned);
         else
             say("      no RMA: the threshold does not matter, none written\n");
+        agree_with_pe0(&tuned);
 
         say("[%d/%d] benchmarks, default (%lld x %s, direct from %s) vs tuned (%lld x %s, direct "
             "from %s)\n",
@@ -720,6 +773,13 @@ int main(int argc, char **argv)
                     for (int o = 0; o < 3; o++)
                         bw[i][st][o][which] = bandwidth((enum op)o, st, bw_sizes[i]);
             say("      %s settings measured\n", which ? "tuned" : "default");
+        }
+        /* The threshold was measured against the derived pipeline: measure it again against
+         * the one kept (the table above still shows the derived settings). */
+        if (keep_faster_settings(&tuned, &defaults, bw_sizes, nbw, bw) && rma) {
+            say("      direct RMA vs the default pipeline, contiguous put + get\n");
+            tuned.threshold = measure_threshold(samples, count, tuned);
+            agree_with_pe0(&tuned);
         }
     }
 
@@ -751,7 +811,8 @@ int main(int argc, char **argv)
             printf("\n");
             write_plots(samples, count, &sw, bw_sizes, nbw, bw);
         }
-        if (write_file(&tuned, rma, provider ? provider : "", nnodes, hosts, load_start) != 0)
+        if (write_file(&tuned, rma, provider ? provider : "", nnodes, hosts, host_pattern,
+                       load_start) != 0)
             shmem_global_exit(1);
         printf("wrote %s:\n", opt.out);
         FILE *f = fopen(opt.out, "r");

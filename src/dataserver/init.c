@@ -69,7 +69,23 @@ struct names {
     char client[PG_NET_ADDR_MAX];
     char server[PG_NET_ADDR_MAX];
     struct ds_region regions[PG_SEG_COUNT];
+    long long pipeline_buffers, pipeline_buffer_size;
 };
+
+/* A server sizes its receive space by its own settings and clients send by theirs, so every
+ * PE must run with the same ones (a tuning file applied on some hosts only would break it). */
+static void check_same_settings(const struct names *all)
+{
+    for (int pe = 1; pe < pg_world.npes; pe++)
+        if (all[pe].pipeline_buffers != all[0].pipeline_buffers ||
+            all[pe].pipeline_buffer_size != all[0].pipeline_buffer_size)
+            pg_fatal("shmem_init",
+                     "PE %d runs with PANGEA_PIPELINE_BUFFERS=%lld and "
+                     "PANGEA_PIPELINE_BUFFER_SIZE=%lld, PE 0 with %lld and %lld: every PE needs "
+                     "the same (check the environment and the tuning file's host pattern)",
+                     pe, all[pe].pipeline_buffers, all[pe].pipeline_buffer_size,
+                     all[0].pipeline_buffers, all[0].pipeline_buffer_size);
+}
 
 /* Where my node's server leaves my segments' registrations for me: my internal symmetric
  * area, which it reaches by load/store. Allocated once per init (pg_ds_restart keeps it), at
@@ -105,6 +121,8 @@ static void open_endpoints(void)
     struct names mine;
     memset(&mine, 0, sizeof mine);
     memcpy(mine.regions, my_regions, sizeof mine.regions);
+    mine.pipeline_buffers = pg_cfg.pipeline_buffers;
+    mine.pipeline_buffer_size = pg_cfg.pipeline_buffer_size;
     if (!pg_net_ep_name(ds_client_ep(), mine.client) ||
         (leader && !pg_net_ep_name(ds_server_ep(), mine.server)))
         pg_fatal("shmem_init", "endpoint address longer than %d bytes", PG_NET_ADDR_MAX);
@@ -112,6 +130,7 @@ static void open_endpoints(void)
     if (!all)
         pg_fatal("shmem_init", "out of memory for the address exchange");
     pg_boot_allgather(&mine, all, sizeof mine);
+    check_same_settings(all);
     for (int pe = 0; pe < pg_world.npes; pe++) {
         if (pg_world.local_of[pe] == 0)
             ds_client_connect(pg_world.node_of[pe], all[pe].server);

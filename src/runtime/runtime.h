@@ -25,7 +25,7 @@
       "Send buffers per PE for off-node transfers: how many chunks one PE keeps in flight")    \
     X(pipeline_buffer_size, SIZE, "PANGEA_PIPELINE_BUFFER_SIZE", "64K",                        \
       "Data bytes per chunk of an off-node transfer (larger transfers are split)")             \
-    X(direct_rma_threshold, SIZE, "PANGEA_DIRECT_RMA_THRESHOLD", "64K",                        \
+    X(direct_rma_threshold, SIZE, "PANGEA_DIRECT_RMA_THRESHOLD", "0",                          \
       "Contiguous off-node puts and gets of at least this many bytes are one RMA straight "    \
       "to or from the target's memory, when the provider offers RMA (0: always the pipeline)") \
     X(register_local, BOOL, "PANGEA_REGISTER_LOCAL", "0",                                      \
