@@ -15,6 +15,9 @@ struct pg_coll_channel {
     uint64_t flag[]; /* [npes]: signals received from each world PE so far */
 };
 struct pg_coll_channel *pg_coll_channel(const struct pangea_team *team);
+/* The channel set's [npes] words after the flags: a leader's table of the members' sizes
+ * (by world PE) in the two-level collect. */
+uint64_t *pg_coll_sizes(const struct pangea_team *team);
 
 /* Symmetric landing slots for small reductions: the team's slot for world PE sender
  * (pg_coll_slot_size bytes) receives what that PE sends this PE. A sender writes its slot

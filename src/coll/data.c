@@ -1,6 +1,6 @@
 /* Data collectives: broadcast (a node-aware binomial tree, pipelined in chunks), fcollect
- * (blocks exchanged on each node, then between the node leaders), collect (every member pushes
- * its block to every other), alltoall[s] (pairwise exchange).
+ * and collect (blocks exchanged on each node, then between the node leaders), alltoall[s]
+ * (pairwise exchange; across nodes each leader sends its node's blocks for a member at once).
  * All of them push: a member reads only its own source and writes the others' dest, which
  * every caller guarantees to be ready on entry, so no sync is needed before the data moves,
  * and each member returns when the blocks it expects have been signalled. */
@@ -11,6 +11,7 @@
 #include "runtime/runtime.h"
 #include "startup/startup.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Up to 31 children in each of the two levels. */
@@ -111,6 +112,36 @@ static void push_to_all(struct pangea_team *team, char *dest_at, const void *blo
         pg_coll_wait(team, pg_team_pe(team, (me - s + n) % n), 1);
 }
 
+/* Two-level algorithms apply when the team spans nodes with more than one member on some. */
+static int two_level(const struct pangea_team *team)
+{
+    return team->nleaders > 1 && team->size > team->nleaders;
+}
+
+/* The end of the run of consecutive team indices in team->local that starts at local[l]. */
+static int run_end(const struct pangea_team *team, int l)
+{
+    while (l + 1 < team->nlocal && team->local[l + 1] == team->local[l] + 1)
+        l++;
+    return l;
+}
+
+/* Sends my block (len bytes at dest + offset on every member) to the other members of my node,
+ * then waits for theirs; from my node's leader also for `extra` more signals. */
+static void exchange_on_node(struct pangea_team *team, char *at, const void *block, size_t len,
+                             uint64_t extra)
+{
+    int me = team->my_pe, pos = 0;
+    while (team->local[pos] != me)
+        pos++;
+    for (int s = 1; s < team->nlocal; s++)
+        pg_coll_put_notify(team, at, block, len,
+                           pg_team_pe(team, team->local[(pos + s) % team->nlocal]));
+    for (int l = 0; l < team->nlocal; l++)
+        if (team->local[l] != me)
+            pg_coll_wait(team, pg_team_pe(team, team->local[l]), 1 + (l == 0 ? extra : 0));
+}
+
 /* Across nodes, the members of a node exchange their blocks through shared memory; each
  * leader sends its node's blocks to the other leaders and hands the blocks it receives on to
  * its node: a block crosses the network once per node, not once per member. */
@@ -125,17 +156,10 @@ void pg_coll_fcollect(struct pangea_team *team, void *dest, const void *source, 
         push_to_all(team, mine, source, nbytes);
         return;
     }
-    for (int l = 0; l < team->nlocal; l++)
-        if (team->local[l] != team->my_pe)
-            pg_coll_put_notify(team, mine, source, nbytes, pg_team_pe(team, team->local[l]));
-    for (int l = 0; l < team->nlocal; l++)
-        if (team->local[l] != team->my_pe)
-            pg_coll_wait(team, pg_team_pe(team, team->local[l]), 1);
-    int leader = pg_team_pe(team, team->local[0]);
-    if (team->my_pe != team->local[0]) {
-        pg_coll_wait(team, leader, 1); /* the other nodes' blocks */
+    int leader = team->my_pe == team->local[0];
+    exchange_on_node(team, mine, source, nbytes, !leader); /* + the other nodes' blocks */
+    if (!leader)
         return;
-    }
     for (int k = 0; k < team->nleaders; k++) {
         int other = pg_team_pe(team, team->leaders[k]);
         if (other == pg_world.me)
@@ -162,8 +186,100 @@ void pg_coll_fcollect(struct pangea_team *team, void *dest, const void *source, 
     }
 }
 
+/* Two-level collect. The members of a node store their sizes in the leader's table and wait
+ * for their offsets; the leaders exchange their nodes' sizes; then the blocks move like
+ * fcollect's: on the node member to member, between nodes leader to leader (a node's blocks in
+ * one put per run of consecutive members), and each leader hands on the other nodes' blocks.
+ * The table is read into offsets before any block leaves a leader, and a PE's entry (indexed
+ * by world PE, so that the active sets, which share a channel set, do not overlap) is written
+ * for its next collect only after it has received those blocks. */
+static void collect_nodes(struct pangea_team *team, char *dest, const void *source, size_t nbytes)
+{
+    int me = team->my_pe, n = team->size, nl = team->nleaders;
+    int leader = pg_team_pe(team, team->local[0]);
+    uint64_t *word = &pg_coll_channel(team)->word;
+    if (me != team->local[0]) {
+        uint64_t *table = pg_mem_peer_ptr(pg_coll_sizes(team), leader);
+        __atomic_store_n(&table[pg_world.me], (uint64_t)nbytes, __ATOMIC_RELAXED);
+        pg_coll_notify(team, leader);
+        pg_coll_wait(team, leader, 1); /* my offset, in my word */
+        char *mine = dest + __atomic_load_n(word, __ATOMIC_RELAXED);
+        memmove(mine, source, nbytes);
+        exchange_on_node(team, mine, source, nbytes, 1); /* + the other nodes' blocks */
+        return;
+    }
+    uint64_t *table = pg_coll_sizes(team);
+    table[pg_world.me] = nbytes;
+    for (int l = 1; l < team->nlocal; l++)
+        pg_coll_wait(team, pg_team_pe(team, team->local[l]), 1);
+    int rank = 0;
+    while (team->leaders[rank] != me)
+        rank++;
+    for (int k = 1; k < nl; k++) {
+        int other = pg_team_pe(team, team->leaders[(rank + k) % nl]);
+        for (int l = 0; l < team->nlocal; l = run_end(team, l) + 1) {
+            /* A run of members is every |stride|-th entry from the lower world PE on. */
+            int first = pg_team_pe(team, team->local[l]);
+            int last = pg_team_pe(team, team->local[run_end(team, l)]);
+            uint64_t *run = &table[first < last ? first : last];
+            struct pg_strided shape = {.levels = 1};
+            shape.count[0] = sizeof *run;
+            shape.count[1] = (size_t)(run_end(team, l) - l + 1);
+            shape.dst_stride[0] = shape.src_stride[0] =
+                (ptrdiff_t)sizeof *run * (team->stride < 0 ? -team->stride : team->stride);
+            pg_put_strided(&pg_coll_ctx, run, run, &shape, other);
+        }
+        pg_fence(&pg_coll_ctx); /* the sizes before the signal */
+        pg_coll_notify(team, other);
+    }
+    for (int k = 1; k < nl; k++)
+        pg_coll_wait(team, pg_team_pe(team, team->leaders[(rank + k) % nl]), 1);
+    size_t offset[n + 1];
+    offset[0] = 0;
+    for (int j = 0; j < n; j++)
+        offset[j + 1] = offset[j] + __atomic_load_n(&table[pg_team_pe(team, j)], __ATOMIC_RELAXED);
+    for (int l = 1; l < team->nlocal; l++) {
+        int member = pg_team_pe(team, team->local[l]);
+        __atomic_store_n((uint64_t *)pg_mem_peer_ptr(word, member),
+                         (uint64_t)offset[team->local[l]], __ATOMIC_RELAXED);
+        pg_coll_notify(team, member);
+    }
+    char *mine = dest + offset[me];
+    memmove(mine, source, nbytes);
+    exchange_on_node(team, mine, source, nbytes, 0);
+    for (int k = 1; k < nl; k++) {
+        int other = pg_team_pe(team, team->leaders[(rank + k) % nl]);
+        for (int l = 0; l < team->nlocal; l = run_end(team, l) + 1) {
+            size_t from = offset[team->local[l]], to = offset[team->local[run_end(team, l)] + 1];
+            if (to > from)
+                pg_put(&pg_coll_ctx, dest + from, dest + from, to - from, other);
+        }
+        pg_fence(&pg_coll_ctx); /* the blocks before the signal */
+        pg_coll_notify(team, other);
+    }
+    for (int k = 1; k < nl; k++)
+        pg_coll_wait(team, pg_team_pe(team, team->leaders[(rank + k) % nl]), 1);
+    /* The other nodes' blocks: the gaps between the runs of my node's members. */
+    for (int l = 1; l < team->nlocal; l++) {
+        int member = pg_team_pe(team, team->local[l]);
+        size_t from = 0;
+        for (int m = 0; m <= team->nlocal; m = m < team->nlocal ? run_end(team, m) + 1 : m + 1) {
+            size_t to = m < team->nlocal ? offset[team->local[m]] : offset[n];
+            if (to > from)
+                pg_put(&pg_coll_ctx, dest + from, dest + from, to - from, member);
+            if (m < team->nlocal)
+                from = offset[team->local[run_end(team, m)] + 1];
+        }
+        pg_coll_notify(team, member);
+    }
+}
+
 void pg_coll_collect(struct pangea_team *team, void *dest, const void *source, size_t nbytes)
 {
+    if (two_level(team)) {
+        collect_nodes(team, dest, source, nbytes);
+        return;
+    }
     /* Publish my size, sync, read everyone's to find my offset. */
     uint64_t *word = &pg_coll_channel(team)->word;
     __atomic_store_n(word, (uint64_t)nbytes, __ATOMIC_RELAXED);
@@ -181,43 +297,139 @@ void pg_coll_collect(struct pangea_team *team, void *dest, const void *source, s
     push_to_all(team, mine, source, nbytes);
 }
 
-void pg_coll_alltoall(struct pangea_team *team, void *dest, const void *source, size_t nbytes)
+/* The blocks of an alltoall[s]: nelems elements of elem bytes each; block j of a source starts
+ * at element j*nelems*sst, block i of a dest at element i*nelems*dst. alltoall is the case of
+ * one element of nbytes. */
+struct blocks {
+    char *dest;
+    const char *source;
+    size_t elem, nelems;
+    ptrdiff_t dst, sst;
+};
+
+static char *dest_block(const struct blocks *b, int i)
 {
-    if (nbytes == 0)
+    return b->dest + (size_t)i * b->nelems * (size_t)b->dst * b->elem;
+}
+
+static const char *source_block(const struct blocks *b, int j)
+{
+    return b->source + (size_t)j * b->nelems * (size_t)b->sst * b->elem;
+}
+
+/* count elements from local `from` (stride from_stride elements) to `to` (stride dst) on world
+ * PE pe; then, when signal is set, a signal that the receiver sees after them. */
+static void put_elements(struct pangea_team *team, const struct blocks *b, char *to,
+                         const char *from, ptrdiff_t from_stride, size_t count, int pe, int signal)
+{
+    if (b->dst == 1 && from_stride == 1) {
+        if (signal)
+            pg_coll_put_notify(team, to, from, count * b->elem, pe);
+        else
+            pg_put(&pg_coll_ctx, to, from, count * b->elem, pe);
         return;
-    int n = team->size, me = team->my_pe;
-    char *to = (char *)dest + (size_t)me * nbytes;
-    const char *from = source;
-    for (int s = 1; s < n; s++) {
-        int j = (me + s) % n;
-        pg_coll_put_notify(team, to, from + (size_t)j * nbytes, nbytes, pg_team_pe(team, j));
     }
-    memmove(to, from + (size_t)me * nbytes, nbytes);
+    struct pg_strided shape = {.levels = 1};
+    shape.count[0] = b->elem;
+    shape.count[1] = count;
+    shape.dst_stride[0] = b->dst * (ptrdiff_t)b->elem;
+    shape.src_stride[0] = from_stride * (ptrdiff_t)b->elem;
+    pg_put_strided(&pg_coll_ctx, to, from, &shape, pe);
+    if (signal) {
+        pg_fence(&pg_coll_ctx); /* the elements before the signal */
+        pg_coll_notify(team, pe);
+    }
+}
+
+/* Pairwise exchange: every member puts its blocks straight into the others' dest. */
+static void alltoall_flat(struct pangea_team *team, const struct blocks *b)
+{
+    int n = team->size, me = team->my_pe;
+    for (int s = 0; s < n; s++) {
+        int j = (me + s) % n;
+        put_elements(team, b, dest_block(b, me), source_block(b, j), b->sst, b->nelems,
+                     pg_team_pe(team, j), s > 0);
+    }
     for (int s = 1; s < n; s++)
         pg_coll_wait(team, pg_team_pe(team, (me - s + n) % n), 1);
+}
+
+/* Two-level: the members of a node put their blocks for each other straight into dest; the
+ * leader reads its node's sources in place and sends every member of another node the blocks
+ * of all its node's members at once (packed, one put per run of consecutive members), then
+ * tells its members it is done with their sources. */
+static void alltoall_nodes(struct pangea_team *team, const struct blocks *b)
+{
+    int me = team->my_pe, n = team->size, nlocal = team->nlocal, pos = 0;
+    while (team->local[pos] != me)
+        pos++;
+    for (int s = 0; s < nlocal; s++) {
+        int j = team->local[(pos + s) % nlocal];
+        put_elements(team, b, dest_block(b, me), source_block(b, j), b->sst, b->nelems,
+                     pg_team_pe(team, j), s > 0);
+    }
+    if (me == team->local[0]) {
+        for (int l = 1; l < nlocal; l++) /* their sources are ready */
+            pg_coll_wait(team, pg_team_pe(team, team->local[l]), 1);
+        size_t block = b->nelems * b->elem;
+        size_t extent = ((b->nelems - 1) * (size_t)b->sst + 1) * b->elem;
+        char *pack = malloc((size_t)nlocal * block);
+        if (!pack)
+            pg_fatal("alltoall", "out of memory for %zu bytes", (size_t)nlocal * block);
+        for (int s = 1; s < n; s++) {
+            int j = (me + s) % n;
+            if (pg_world.node_of[pg_team_pe(team, j)] == pg_world.node)
+                continue;
+            for (int l = 0; l < nlocal; l++) {
+                const char *from = pg_coll_fetch(source_block(b, j), extent,
+                                                 pg_team_pe(team, team->local[l]), NULL);
+                char *to = pack + (size_t)l * block;
+                if (b->sst == 1)
+                    memcpy(to, from, block);
+                else
+                    for (size_t e = 0; e < b->nelems; e++)
+                        memcpy(to + e * b->elem, from + e * (size_t)b->sst * b->elem, b->elem);
+            }
+            for (int l = 0; l < nlocal; l = run_end(team, l) + 1) {
+                int end = run_end(team, l);
+                put_elements(team, b, dest_block(b, team->local[l]), pack + (size_t)l * block, 1,
+                             (size_t)(end - l + 1) * b->nelems, pg_team_pe(team, j),
+                             end == nlocal - 1);
+            }
+        }
+        free(pack);
+        for (int l = 1; l < nlocal; l++)
+            pg_coll_notify(team, pg_team_pe(team, team->local[l]));
+    } else {
+        for (int l = 0; l < nlocal; l++) /* from the leader also: done with my source */
+            if (team->local[l] != me)
+                pg_coll_wait(team, pg_team_pe(team, team->local[l]), l == 0 ? 2 : 1);
+    }
+    for (int k = 0; k < team->nleaders; k++) {
+        int other = pg_team_pe(team, team->leaders[k]);
+        if (pg_world.node_of[other] != pg_world.node)
+            pg_coll_wait(team, other, 1);
+    }
+}
+
+void pg_coll_alltoall(struct pangea_team *team, void *dest, const void *source, size_t nbytes)
+{
+    pg_coll_alltoalls(team, dest, source, 1, 1, nbytes, 1);
 }
 
 void pg_coll_alltoalls(struct pangea_team *team, void *dest, const void *source, ptrdiff_t dst,
                        ptrdiff_t sst, size_t elem, size_t nelems)
 {
-    if (nelems == 0)
+    if (nelems == 0 || elem == 0)
         return;
-    int n = team->size, me = team->my_pe;
-    struct pg_strided shape = {.levels = 1};
-    shape.count[0] = elem;
-    shape.count[1] = nelems;
-    shape.dst_stride[0] = dst * (ptrdiff_t)elem;
-    shape.src_stride[0] = sst * (ptrdiff_t)elem;
-    char *to = (char *)dest + (size_t)me * nelems * (size_t)dst * elem;
-    for (int s = 0; s < n; s++) {
-        int j = (me + s) % n;
-        const char *from = (const char *)source + (size_t)j * nelems * (size_t)sst * elem;
-        pg_put_strided(&pg_coll_ctx, to, from, &shape, pg_team_pe(team, j));
-        if (s > 0) {
-            pg_fence(&pg_coll_ctx); /* the elements before the signal */
-            pg_coll_notify(team, pg_team_pe(team, j));
-        }
+    struct blocks b = {
+        .dest = dest, .source = source, .elem = elem, .nelems = nelems, .dst = dst, .sst = sst};
+    if (dst == 1 && sst == 1) { /* contiguous blocks: one element each */
+        b.elem *= nelems;
+        b.nelems = 1;
     }
-    for (int s = 1; s < n; s++)
-        pg_coll_wait(team, pg_team_pe(team, (me - s + n) % n), 1);
+    if (two_level(team))
+        alltoall_nodes(team, &b);
+    else
+        alltoall_flat(team, &b);
 }

@@ -25,9 +25,10 @@ static struct pangea_team world;
 int pg_coll_init(void)
 {
     size_t npes = (size_t)pg_world.npes;
-    /* A new segment is zero-filled, so the flags start at 0 without a racy reset. */
+    /* A new segment is zero-filled, so the flags start at 0 without a racy reset. Each
+     * channel holds the flags, then the collect sizes, npes words each. */
     channel_stride =
-        sizeof(struct pg_coll_channel) + ((npes * sizeof(uint64_t) + 63) & ~(size_t)63);
+        sizeof(struct pg_coll_channel) + 2 * ((npes * sizeof(uint64_t) + 63) & ~(size_t)63);
     channels = pg_mem_internal_alloc(channel_stride * PG_COLL_CHANNELS);
     size_t cap = SLOT_BUDGET / (npes * PG_COLL_CHANNELS);
     pg_coll_slot_size =
@@ -59,6 +60,12 @@ void pg_sync_all(void)
 struct pg_coll_channel *pg_coll_channel(const struct pangea_team *team)
 {
     return (struct pg_coll_channel *)(channels + (size_t)team->channel * channel_stride);
+}
+
+uint64_t *pg_coll_sizes(const struct pangea_team *team)
+{
+    size_t flags = ((size_t)pg_world.npes * sizeof(uint64_t) + 63) & ~(size_t)63;
+    return (uint64_t *)((char *)pg_coll_channel(team)->flag + flags);
 }
 
 char *pg_coll_slot(const struct pangea_team *team, int sender)

@@ -2,7 +2,8 @@
  * element, on WORLD, the even PEs and the rows and columns of a 2-D split; and one type of each
  * table on SHARED, WORLD in reverse order (negative stride) and a team split from the even
  * team. Also the
- * large-message paths: a pipelined broadcastmem, fcollectmem and a split sum reduction. The
+ * large-message paths: a pipelined broadcastmem, fcollectmem and a split sum reduction; and
+ * collectmem and alltoallmem back to back with sizes changing every round. The
  * data collectives use the C11 generic names, the reductions the typed ones. */
 #include "check.h"
 
@@ -259,6 +260,47 @@ static void large(shmem_team_t t, const char *tname, unsigned char *big_src, uns
     shmem_team_sync(t);
 }
 
+/* collectmem and alltoallmem back to back with no sync between them, sizes changing every
+ * round (collect: 0 for some members), into two dest halves used in turn: a call only writes a
+ * member's dest once that member has entered the call before, so each result can be checked
+ * before the next call. Sources are rewritten at once after each call. */
+#define ROUNDS 6
+static void back_to_back(shmem_team_t t, const char *tname, unsigned char *big_src,
+                         unsigned char *big_dst)
+{
+    int p = shmem_team_my_pe(t), n = shmem_team_n_pes(t);
+    shmem_team_sync(t);
+    for (int r = 0; r < ROUNDS; r++) {
+        unsigned char *dst = big_dst; /* collects in the first half, alltoalls in the second */
+        size_t mine = (size_t)((p * 7 + r * 3) % 5) * 997;
+        test_fill_bytes(big_src, mine, p, (unsigned)r);
+        int rc = shmem_collectmem(t, dst, big_src, mine);
+        size_t at = 0, bad = SIZE_MAX;
+        int who = -1;
+        for (int j = 0; j < n && bad == SIZE_MAX; j++) {
+            size_t len = (size_t)((j * 7 + r * 3) % 5) * 997;
+            bad = test_bad_byte(dst + at, len, j, (unsigned)r);
+            who = j;
+            at += len;
+        }
+        CHECK(rc == 0 && bad == SIZE_MAX, "%s collectmem round %d: rc %d, member %d byte %zu",
+              tname, r, rc, who, bad);
+        dst = big_dst + BIG / 2;
+        size_t block = 1500 + (size_t)r * 13;
+        for (int j = 0; j < n; j++)
+            test_fill_bytes(big_src + (size_t)j * block, block, p * 64 + j, (unsigned)r + 8);
+        rc = shmem_alltoallmem(t, dst, big_src, block);
+        bad = SIZE_MAX;
+        for (int j = 0; j < n && bad == SIZE_MAX; j++) {
+            bad = test_bad_byte(dst + (size_t)j * block, block, j * 64 + p, (unsigned)r + 8);
+            who = j;
+        }
+        CHECK(rc == 0 && bad == SIZE_MAX, "%s alltoallmem round %d: rc %d, block %d byte %zu",
+              tname, r, rc, who, bad);
+    }
+    shmem_team_sync(t);
+}
+
 /* Every type on the teams the spec's checklist names (WORLD, strided, 2-D); one type of each
  * table on the others, which test the team layout rather than the types. */
 static void run_all(shmem_team_t t, const char *tname, int every_type, unsigned char *big_src,
@@ -284,6 +326,7 @@ static void run_all(shmem_team_t t, const char *tname, int every_type, unsigned 
         red_arith_complexd(t, tname);
     }
     large(t, tname, big_src, big_dst);
+    back_to_back(t, tname, big_src, big_dst);
 }
 
 int main(void)
