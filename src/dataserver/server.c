@@ -277,6 +277,7 @@ static void handle_events(struct pg_net_event *events, int n)
 #endif
 #ifdef PG_TSAN
 void __tsan_ignore_thread_begin(void);
+void __tsan_ignore_thread_end(void);
 #endif
 
 static void *server_main(void *arg)
@@ -306,6 +307,9 @@ static void *server_main(void *arg)
             last = now_us();
         }
     }
+#ifdef PG_TSAN
+    __tsan_ignore_thread_end();
+#endif
     return NULL;
 }
 
