@@ -463,6 +463,34 @@ static void request_get(int pe, struct pending *p, struct pg_ds_header *h, const
     send_block(pe, b, h, sizeof *h + desc_bytes);
 }
 
+/* Sends a get's requests, one per window: for a call that waits for them, or with call NULL
+ * counted in cc and completed by the replies alone (contiguous only: the shape is not kept).
+ * Lock held. */
+static void request_windows(struct pg_ds_completion *cc, struct call *call, int pe, int seg,
+                            size_t offset, void *dest, const struct pg_strided *shape)
+{
+    size_t total = shape_bytes(shape);
+    uint64_t desc[2 + 2 * PG_MAX_STRIDE];
+    size_t desc_bytes = shape->levels ? write_strided(desc, shape, shape->src_stride) : 0;
+    for (size_t position = 0; position < total;) {
+        size_t n = total - position < c.window ? total - position : c.window;
+        struct pg_ds_header h = {.type = PG_DS_GET,
+                                 .segment = (uint8_t)seg,
+                                 .layout = shape->levels ? PG_DS_STRIDED : PG_DS_CONTIG,
+                                 .offset = offset,
+                                 .position = position,
+                                 .cookie = (uint64_t)(uintptr_t)cc};
+        struct pending *p = take_pending(call);
+        p->base = dest;
+        p->shape = call ? shape : NULL;
+        p->remaining = n;
+        if (!call)
+            count_ack_due(cc);
+        request_get(pe, p, &h, desc, desc_bytes, n);
+        position += n;
+    }
+}
+
 void pg_ds_get_nbi(struct pg_ds_completion *cc, int pe, int seg, size_t offset, void *dest,
                    size_t len)
 {
@@ -472,20 +500,7 @@ void pg_ds_get_nbi(struct pg_ds_completion *cc, int pe, int seg, size_t offset, 
         return;
     }
     pthread_mutex_lock(&c.lock);
-    for (size_t position = 0; position < len;) {
-        size_t n = len - position < c.window ? len - position : c.window;
-        struct pg_ds_header h = {.type = PG_DS_GET,
-                                 .segment = (uint8_t)seg,
-                                 .offset = offset,
-                                 .position = position,
-                                 .cookie = (uint64_t)(uintptr_t)cc};
-        struct pending *p = take_pending(NULL);
-        p->base = dest;
-        p->remaining = n;
-        count_ack_due(cc);
-        request_get(pe, p, &h, NULL, 0, n);
-        position += n;
-    }
+    request_windows(cc, NULL, pe, seg, offset, dest, &contiguous);
     pthread_mutex_unlock(&c.lock);
 }
 
@@ -495,25 +510,9 @@ void pg_ds_get(int pe, int seg, size_t offset, void *dest, const struct pg_strid
         direct(0, pe, seg, offset, dest, shape->count[0]);
         return;
     }
-    size_t total = shape_bytes(shape);
-    uint64_t desc[2 + 2 * PG_MAX_STRIDE];
-    size_t desc_bytes = shape->levels ? write_strided(desc, shape, shape->src_stride) : 0;
-    struct call call = {.remaining = total};
+    struct call call = {.remaining = shape_bytes(shape)};
     pthread_mutex_lock(&c.lock);
-    for (size_t position = 0; position < total;) {
-        size_t n = total - position < c.window ? total - position : c.window;
-        struct pg_ds_header h = {.type = PG_DS_GET,
-                                 .segment = (uint8_t)seg,
-                                 .layout = shape->levels ? PG_DS_STRIDED : PG_DS_CONTIG,
-                                 .offset = offset,
-                                 .position = position};
-        struct pending *p = take_pending(&call);
-        p->base = dest;
-        p->shape = shape;
-        p->remaining = n;
-        request_get(pe, p, &h, desc, desc_bytes, n);
-        position += n;
-    }
+    request_windows(NULL, &call, pe, seg, offset, dest, shape);
     wait_until(get_done, &call);
     pthread_mutex_unlock(&c.lock);
 }
