@@ -1,7 +1,6 @@
 /* The server half: the node's data-server thread. It polls while requests keep coming, for
  * PANGEA_SERVER_SPIN_US after the last one, then sleeps on the completion queue's wait
  * object, so an idle job costs no CPU. Every request is validated before it touches memory. */
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "ds_internal.h"
 
 #include "memory/memory.h"
@@ -45,7 +44,6 @@ static struct {
     size_t name_stride;
     pthread_t thread;
     int running, stopping;
-    int yield_while_spinning; /* the server shares a core with a PE */
 } s;
 
 static uint64_t now_us(void)
@@ -294,10 +292,10 @@ static void *server_main(void *arg)
     while (!s.stopping) {
         int n = pg_net_poll(s.ep, events, 16);
         if (n == 0 && now_us() - last < spin_us) {
-            if (s.yield_while_spinning)
-                sched_yield();
-            else
-                pg_cpu_relax();
+            /* Yielding costs little when nothing else wants the core; spinning without it
+             * held the core from the PEs whose requests the server waits for whenever a
+             * node's threads outnumber its cores (measured: 2-PE barrier 0.45 ms vs 40 us). */
+            sched_yield();
             continue;
         }
         if (n == 0)
@@ -404,11 +402,6 @@ void ds_server_start(const char *client_names, size_t name_stride)
     for (int pe = 0; pe < npes; pe++)
         s.client[pe] = FI_ADDR_NOTAVAIL;
     s.stopping = 0;
-    /* Spinning on a core a PE needs would delay the very requests the server waits for. */
-    cpu_set_t mine;
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    int usable = sched_getaffinity(0, sizeof mine, &mine) == 0 ? CPU_COUNT(&mine) : (int)online;
-    s.yield_while_spinning = usable < 2 || online < pg_world.local_size + 1;
     if (pthread_create(&s.thread, NULL, server_main, NULL) != 0)
         pg_fatal("shmem_init", "cannot start the data-server thread");
     s.running = 1;
