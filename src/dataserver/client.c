@@ -75,6 +75,7 @@ static struct {
     uint64_t next_seq;
     struct pg_ds_completion all; /* every context's acknowledgements */
     int *requests;               /* [nnodes] requests awaiting a reply */
+    uint16_t *order;             /* [nnodes] the number of my next ordered request there */
     size_t *credit_used;         /* [nnodes] */
     struct pending *pending;
     unsigned long probes_rejected;
@@ -272,17 +273,20 @@ static struct block *take_block(int node, size_t bytes, uint32_t *credit)
     return b;
 }
 
-/* Fills in the header's common fields and sends the block's first `bytes` bytes. The caller
- * numbered the request (h->seq). */
+/* Fills in the header's common fields and sends the block's first `bytes` bytes, next in my
+ * stream to the node. The caller numbered the request (h->seq). */
 static void send_block(int pe, struct block *b, struct pg_ds_header *h, size_t bytes)
 {
+    int node = pg_world.node_of[pe];
     h->version = PG_DS_PROTOCOL_VERSION;
+    h->flags = PG_DS_ORDERED;
+    h->order = c.order[node]++;
     h->source = (uint32_t)pg_world.me;
     h->target = (uint32_t)pe;
     memcpy(b->data, h, sizeof *h);
     struct iovec iov = {b->data, bytes};
     void *desc = pg_net_mr_desc(c.region_mr);
-    pg_net_sendv(c.ep, c.server[pg_world.node_of[pe]], &iov, &desc, 1, &b->ctx);
+    pg_net_sendv(c.ep, c.server[node], &iov, &desc, 1, &b->ctx);
 }
 
 /* The descriptor of the remote side of a shape; returns its bytes. */
@@ -733,9 +737,11 @@ void ds_client_open(void)
     c.pending = calloc(PENDING_SLOTS, sizeof *c.pending);
     c.requests = calloc((size_t)pg_world.nnodes, sizeof(int));
     c.credit_used = calloc((size_t)pg_world.nnodes, sizeof(size_t));
+    c.order = calloc((size_t)pg_world.nnodes, sizeof *c.order);
     c.server = calloc((size_t)pg_world.nnodes, sizeof(fi_addr_t));
     c.regions = calloc((size_t)pg_world.npes * PG_SEG_COUNT, sizeof *c.regions);
-    if (!c.region || !c.pending || !c.requests || !c.credit_used || !c.server || !c.regions)
+    if (!c.region || !c.pending || !c.requests || !c.credit_used || !c.order || !c.server ||
+        !c.regions)
         pg_fatal("shmem_init", "out of memory for the network client");
     memset(c.region, 0, c.region_size);
     if (pg_net_local_mr()) {
@@ -793,6 +799,7 @@ void ds_client_close(void)
     free(c.pending);
     free(c.requests);
     free(c.credit_used);
+    free(c.order);
     free(c.server);
     c.ep = NULL;
     c.region_mr = NULL;

@@ -40,6 +40,7 @@ static struct {
     size_t chunk;
     struct pg_net_mr **segment_mr; /* [local_size * PG_SEG_COUNT] */
     fi_addr_t *client;             /* [npes], inserted on a PE's first request */
+    struct ds_stream *streams;     /* [npes]: each source's ordered requests */
     char *client_names;            /* [npes * stride] */
     size_t name_stride;
     pthread_t thread;
@@ -210,13 +211,9 @@ static void stream(const struct pg_ds_header *h, char *base, const struct layout
     }
 }
 
-static void serve(const struct pg_ds_header *h, size_t len)
+/* Carries out a validated request. */
+static void execute(const struct pg_ds_header *h, size_t len)
 {
-    int status = pg_ds_validate(h, len, pg_world.npes);
-    if (status != PG_DS_OK) {
-        reject(h, len, status);
-        return;
-    }
     if (h->type == PG_DS_STOP) {
         if (h->source == (uint32_t)pg_world.me)
             s.stopping = 1;
@@ -249,6 +246,17 @@ static void serve(const struct pg_ds_header *h, size_t len)
         apply(h, base, &l);
         reply(h, PG_DS_ACK, 0, 0);
     }
+}
+
+static void serve(const struct pg_ds_header *h, size_t len)
+{
+    int status = pg_ds_validate(h, len, pg_world.npes);
+    if (status == PG_DS_OK && (h->flags & PG_DS_ORDERED))
+        status = ds_stream_deliver(&s.streams[h->source], h, len, execute);
+    else if (status == PG_DS_OK)
+        execute(h, len);
+    if (status != PG_DS_OK)
+        reject(h, len, status);
 }
 
 static void handle_events(struct pg_net_event *events, int n)
@@ -396,7 +404,8 @@ void ds_server_start(const char *client_names, size_t name_stride)
     s.name_stride = name_stride;
     s.client_names = malloc((size_t)npes * name_stride);
     s.client = malloc((size_t)npes * sizeof(fi_addr_t));
-    if (!s.client_names || !s.client)
+    s.streams = calloc((size_t)npes, sizeof *s.streams);
+    if (!s.client_names || !s.client || !s.streams)
         pg_fatal("shmem_init", "out of memory for the data server's address table");
     memcpy(s.client_names, client_names, (size_t)npes * name_stride);
     for (int pe = 0; pe < npes; pe++)
@@ -424,6 +433,9 @@ void ds_server_stop(void)
     for (int i = 0; i < 2; i++)
         ds_recv_close(&s.recv[i]);
     pg_net_ep_close(s.ep);
+    for (int pe = 0; pe < pg_world.npes; pe++)
+        ds_stream_reset(&s.streams[pe]);
+    free(s.streams);
     free(s.client);
     free(s.client_names);
     memset(&s, 0, sizeof s);
