@@ -40,14 +40,6 @@ void pg_armci_fence(int proc);
 void pg_armci_fence_procs(const int *procs, size_t n);
 void pg_armci_all_fence(void);
 
-/* ARMCI applies the operations to one process in the order they were issued. Off-node, the
- * engine does not: the provider may deliver a large message after a later small one. So a put
- * or accumulate to another node is noted (pg_armci_issued), and the next operation to that
- * process first waits for it to be acknowledged (pg_armci_order). On-node transfers are loads
- * and stores in program order and are not noted. */
-void pg_armci_order(int proc);
-void pg_armci_issued(int proc);
-
 /* Memory of the ARMCI front-end, set up by ARMCI_Init and released by ARMCI_Finalize. */
 void pg_armci_memory_init(void);
 void pg_armci_memory_fini(void);

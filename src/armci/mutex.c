@@ -39,7 +39,6 @@ int PARMCI_Rmw(int op, void *ploc, void *prem, int value, int proc)
                  op);
     }
     void *remote = pg_armci_remote(call, "prem", proc, prem, width);
-    pg_armci_order(proc);
     uint64_t old = pg_amo(&pg_armci_ctx, remote, proc, amo, width, operand, 0);
     if (width == sizeof(int)) {
         uint32_t narrow = (uint32_t)old;
@@ -121,9 +120,7 @@ static struct ticket_lock *lock_of(const char *call, armcix_mutex_hdl_t hdl, int
         pg_fatal(call, "argument 'mutex' = %d: process %d owns %d mutexes", mutex, proc, count);
     *owner = hdl->grp.grp_to_abs[proc];
     struct ticket_lock *at = (struct ticket_lock *)hdl->bases[proc] + mutex;
-    struct ticket_lock *mine = pg_armci_remote(call, "mutex", *owner, at, sizeof *at);
-    pg_armci_order(*owner);
-    return mine;
+    return pg_armci_remote(call, "mutex", *owner, at, sizeof *at);
 }
 
 void ARMCIX_Lock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)

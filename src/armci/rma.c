@@ -93,9 +93,7 @@ static int put(const char *call, void *src, void *dst, int bytes, int proc, armc
     check_transfer(call, src, "src", bytes, proc);
     if (bytes > 0) {
         void *remote = pg_armci_remote(call, "dst", proc, dst, (size_t)bytes);
-        pg_armci_order(proc);
         pg_put(&pg_armci_ctx, remote, src, (size_t)bytes, proc);
-        pg_armci_issued(proc);
     }
     note_handle(hdl, proc);
     return 0;
@@ -106,7 +104,6 @@ static int get(const char *call, void *src, void *dst, int bytes, int proc, armc
     check_transfer(call, dst, "dst", bytes, proc);
     if (bytes > 0) {
         void *remote = pg_armci_remote(call, "src", proc, src, (size_t)bytes);
-        pg_armci_order(proc);
         pg_get(&pg_armci_ctx, dst, remote, (size_t)bytes, proc);
     }
     note_handle(hdl, proc);
@@ -131,9 +128,7 @@ static int acc(const char *call, int datatype, void *scale, void *src, void *dst
     if (bytes > 0) {
         struct pg_strided one = {.levels = 0, .count = {(size_t)bytes}};
         void *remote = pg_armci_remote(call, "dst", proc, dst, (size_t)bytes);
-        pg_armci_order(proc);
         pg_acc_strided(&pg_armci_ctx, type, scale, remote, src, &one, proc);
-        pg_armci_issued(proc);
     }
     note_handle(hdl, proc);
     return 0;
@@ -243,7 +238,6 @@ static int strided(const char *call, enum direction dir, int datatype, void *sca
     enum pg_acc_type type = dir == ACC ? pg_armci_acc_type(call, datatype) : PG_ACC_INT;
     if (dir == ACC)
         check_scale(call, type, scale, (long)shape.count[0]);
-    pg_armci_order(proc);
     switch (dir) {
     case PUT:
         pg_put_strided(&pg_armci_ctx, remote, src, &shape, proc);
@@ -255,8 +249,6 @@ static int strided(const char *call, enum direction dir, int datatype, void *sca
         pg_acc_strided(&pg_armci_ctx, type, scale, remote, src, &shape, proc);
         break;
     }
-    if (dir != GET)
-        pg_armci_issued(proc);
     return 0;
 }
 
@@ -351,7 +343,6 @@ static int vector(const char *call, enum direction dir, int datatype, void *scal
     if (iov_len > 0 && !iov)
         pg_fatal(call, "argument 'iov' is NULL with iov_len = %d", iov_len);
     enum pg_acc_type type = dir == ACC ? pg_armci_acc_type(call, datatype) : PG_ACC_INT;
-    pg_armci_order(proc);
     for (int d = 0; d < iov_len; d++) {
         armci_giov_t *v = &iov[d];
         if (v->bytes < 0 || v->ptr_array_len < 0)
@@ -388,8 +379,6 @@ static int vector(const char *call, enum direction dir, int datatype, void *scal
         else
             pg_acc_vector(&pg_armci_ctx, type, scale, &engine, proc);
         free(mine);
-        if (dir != GET)
-            pg_armci_issued(proc);
     }
     note_handle(hdl, proc);
     return 0;

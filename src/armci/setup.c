@@ -11,10 +11,6 @@ struct pangea_ctx pg_armci_ctx;
 static struct pangea_team armci_team;
 static int armci_up;
 
-/* [p]: a put or accumulate to off-node process p awaits its acknowledgement; how many do. */
-static unsigned char *unacked;
-static int unacked_count;
-
 int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
 {
     const char *call = "ARMCI_Init";
@@ -33,9 +29,6 @@ int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
     if (pg_team_init(&armci_team, 0, 1, pg_world.npes) != 0)
         pg_fatal(call, "out of memory for the ARMCI process group");
     pg_ctx_init(&pg_armci_ctx, &armci_team, 0);
-    unacked = calloc((size_t)pg_world.npes, 1);
-    if (!unacked)
-        pg_fatal(call, "out of memory for %d process flags", pg_world.npes);
     pg_mpi_interop_init();
     pg_armci_memory_init();
     pg_sync_all(); /* every process's counters are cleared before anybody uses them */
@@ -88,9 +81,6 @@ int PARMCI_Finalize(void)
     pg_mpi_interop_fini();
     pg_ctx_fini(&pg_armci_ctx);
     pg_team_fini(&armci_team);
-    free(unacked);
-    unacked = NULL;
-    unacked_count = 0;
     armci_up = 0;
     pg_runtime_fini();
     return 0;
@@ -115,11 +105,6 @@ void ARMCI_Error(const char *msg, int code)
 void pg_armci_fence_procs(const int *procs, size_t n)
 {
     pg_pe_quiet(&pg_armci_ctx, procs, n);
-    for (size_t i = 0; i < n && unacked_count; i++)
-        if (unacked[procs[i]]) {
-            unacked[procs[i]] = 0;
-            unacked_count--;
-        }
 }
 
 void pg_armci_fence(int proc)
@@ -130,23 +115,6 @@ void pg_armci_fence(int proc)
 void pg_armci_all_fence(void)
 {
     pg_quiet(&pg_armci_ctx);
-    if (unacked_count)
-        memset(unacked, 0, (size_t)pg_world.npes);
-    unacked_count = 0;
-}
-
-void pg_armci_order(int proc)
-{
-    if (unacked[proc])
-        pg_armci_fence(proc);
-}
-
-void pg_armci_issued(int proc)
-{
-    if (!unacked[proc] && pg_world.node_of[proc] != pg_world.node) {
-        unacked[proc] = 1;
-        unacked_count++;
-    }
 }
 
 void PARMCI_Fence(int proc)

@@ -75,6 +75,7 @@ static struct {
     uint64_t next_seq;
     struct pg_ds_completion all; /* every context's acknowledgements */
     int *requests;               /* [nnodes] requests awaiting a reply */
+    uint16_t *order;             /* [nnodes] the number of my next ordered request there */
     size_t *credit_used;         /* [nnodes] */
     struct pending *pending;
     unsigned long probes_rejected;
@@ -272,17 +273,20 @@ static struct block *take_block(int node, size_t bytes, uint32_t *credit)
     return b;
 }
 
-/* Fills in the header's common fields and sends the block's first `bytes` bytes. The caller
- * numbered the request (h->seq). */
+/* Fills in the header's common fields and sends the block's first `bytes` bytes, next in my
+ * stream to the node. The caller numbered the request (h->seq). */
 static void send_block(int pe, struct block *b, struct pg_ds_header *h, size_t bytes)
 {
+    int node = pg_world.node_of[pe];
     h->version = PG_DS_PROTOCOL_VERSION;
+    h->flags = PG_DS_ORDERED;
+    h->order = c.order[node]++;
     h->source = (uint32_t)pg_world.me;
     h->target = (uint32_t)pe;
     memcpy(b->data, h, sizeof *h);
     struct iovec iov = {b->data, bytes};
     void *desc = pg_net_mr_desc(c.region_mr);
-    pg_net_sendv(c.ep, c.server[pg_world.node_of[pe]], &iov, &desc, 1, &b->ctx);
+    pg_net_sendv(c.ep, c.server[node], &iov, &desc, 1, &b->ctx);
 }
 
 /* The descriptor of the remote side of a shape; returns its bytes. */
@@ -463,6 +467,34 @@ static void request_get(int pe, struct pending *p, struct pg_ds_header *h, const
     send_block(pe, b, h, sizeof *h + desc_bytes);
 }
 
+/* Sends a get's requests, one per window: for a call that waits for them, or with call NULL
+ * counted in cc and completed by the replies alone (contiguous only: the shape is not kept).
+ * Lock held. */
+static void request_windows(struct pg_ds_completion *cc, struct call *call, int pe, int seg,
+                            size_t offset, void *dest, const struct pg_strided *shape)
+{
+    size_t total = shape_bytes(shape);
+    uint64_t desc[2 + 2 * PG_MAX_STRIDE];
+    size_t desc_bytes = shape->levels ? write_strided(desc, shape, shape->src_stride) : 0;
+    for (size_t position = 0; position < total;) {
+        size_t n = total - position < c.window ? total - position : c.window;
+        struct pg_ds_header h = {.type = PG_DS_GET,
+                                 .segment = (uint8_t)seg,
+                                 .layout = shape->levels ? PG_DS_STRIDED : PG_DS_CONTIG,
+                                 .offset = offset,
+                                 .position = position,
+                                 .cookie = (uint64_t)(uintptr_t)cc};
+        struct pending *p = take_pending(call);
+        p->base = dest;
+        p->shape = call ? shape : NULL;
+        p->remaining = n;
+        if (!call)
+            count_ack_due(cc);
+        request_get(pe, p, &h, desc, desc_bytes, n);
+        position += n;
+    }
+}
+
 void pg_ds_get_nbi(struct pg_ds_completion *cc, int pe, int seg, size_t offset, void *dest,
                    size_t len)
 {
@@ -472,20 +504,7 @@ void pg_ds_get_nbi(struct pg_ds_completion *cc, int pe, int seg, size_t offset, 
         return;
     }
     pthread_mutex_lock(&c.lock);
-    for (size_t position = 0; position < len;) {
-        size_t n = len - position < c.window ? len - position : c.window;
-        struct pg_ds_header h = {.type = PG_DS_GET,
-                                 .segment = (uint8_t)seg,
-                                 .offset = offset,
-                                 .position = position,
-                                 .cookie = (uint64_t)(uintptr_t)cc};
-        struct pending *p = take_pending(NULL);
-        p->base = dest;
-        p->remaining = n;
-        count_ack_due(cc);
-        request_get(pe, p, &h, NULL, 0, n);
-        position += n;
-    }
+    request_windows(cc, NULL, pe, seg, offset, dest, &contiguous);
     pthread_mutex_unlock(&c.lock);
 }
 
@@ -495,25 +514,9 @@ void pg_ds_get(int pe, int seg, size_t offset, void *dest, const struct pg_strid
         direct(0, pe, seg, offset, dest, shape->count[0]);
         return;
     }
-    size_t total = shape_bytes(shape);
-    uint64_t desc[2 + 2 * PG_MAX_STRIDE];
-    size_t desc_bytes = shape->levels ? write_strided(desc, shape, shape->src_stride) : 0;
-    struct call call = {.remaining = total};
+    struct call call = {.remaining = shape_bytes(shape)};
     pthread_mutex_lock(&c.lock);
-    for (size_t position = 0; position < total;) {
-        size_t n = total - position < c.window ? total - position : c.window;
-        struct pg_ds_header h = {.type = PG_DS_GET,
-                                 .segment = (uint8_t)seg,
-                                 .layout = shape->levels ? PG_DS_STRIDED : PG_DS_CONTIG,
-                                 .offset = offset,
-                                 .position = position};
-        struct pending *p = take_pending(&call);
-        p->base = dest;
-        p->shape = shape;
-        p->remaining = n;
-        request_get(pe, p, &h, desc, desc_bytes, n);
-        position += n;
-    }
+    request_windows(NULL, &call, pe, seg, offset, dest, shape);
     wait_until(get_done, &call);
     pthread_mutex_unlock(&c.lock);
 }
@@ -734,9 +737,11 @@ void ds_client_open(void)
     c.pending = calloc(PENDING_SLOTS, sizeof *c.pending);
     c.requests = calloc((size_t)pg_world.nnodes, sizeof(int));
     c.credit_used = calloc((size_t)pg_world.nnodes, sizeof(size_t));
+    c.order = calloc((size_t)pg_world.nnodes, sizeof *c.order);
     c.server = calloc((size_t)pg_world.nnodes, sizeof(fi_addr_t));
     c.regions = calloc((size_t)pg_world.npes * PG_SEG_COUNT, sizeof *c.regions);
-    if (!c.region || !c.pending || !c.requests || !c.credit_used || !c.server || !c.regions)
+    if (!c.region || !c.pending || !c.requests || !c.credit_used || !c.order || !c.server ||
+        !c.regions)
         pg_fatal("shmem_init", "out of memory for the network client");
     memset(c.region, 0, c.region_size);
     if (pg_net_local_mr()) {
@@ -794,6 +799,7 @@ void ds_client_close(void)
     free(c.pending);
     free(c.requests);
     free(c.credit_used);
+    free(c.order);
     free(c.server);
     c.ep = NULL;
     c.region_mr = NULL;

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PG_DS_PROTOCOL_VERSION 2
+#define PG_DS_PROTOCOL_VERSION 3
 
 /* The largest chunk (PANGEA_PIPELINE_BUFFER_SIZE) pangea-tune tries; the transport is set up
  * so that messages of up to this much data go eagerly (see pg_net_init). */
@@ -99,14 +99,14 @@ enum pg_ds_layout {
 struct pg_ds_header {
     uint8_t version;
     uint8_t type;
-    uint8_t segment; /* enum pg_seg_id */
-    uint8_t op;      /* enum pg_amo_op, or enum pg_acc_type for an accumulate */
-    uint8_t width;   /* AMO operand bytes: 4 or 8 */
-    uint8_t fetch;   /* AMO: reply with the old value */
-    uint8_t layout;  /* enum pg_ds_layout */
-    uint8_t reserved;
-    uint16_t status; /* NACK: enum pg_ds_status */
-    uint16_t reserved2;
+    uint8_t segment;   /* enum pg_seg_id */
+    uint8_t op;        /* enum pg_amo_op, or enum pg_acc_type for an accumulate */
+    uint8_t width;     /* AMO operand bytes: 4 or 8 */
+    uint8_t fetch;     /* AMO: reply with the old value */
+    uint8_t layout;    /* enum pg_ds_layout */
+    uint8_t flags;     /* PG_DS_ORDERED */
+    uint16_t status;   /* NACK: enum pg_ds_status */
+    uint16_t order;    /* an ordered request's number in its source's stream to this node */
     uint32_t source;   /* requesting PE */
     uint32_t target;   /* PE whose memory is accessed */
     uint32_t credit;   /* bytes of the server's receive space the request holds (client's) */
@@ -124,6 +124,12 @@ struct pg_ds_header {
     };
 };
 
+/* A request with this flag is applied after every earlier request of its source to this node
+ * (by `order`, modulo 2^16), whatever order the network delivers them in: so fence needs no
+ * round trip, and a signal never overtakes its data. Requests without it (the fault tests'
+ * probes, the server's stop) are served on arrival. */
+#define PG_DS_ORDERED 1
+
 enum pg_ds_status {
     PG_DS_OK,
     PG_DS_BAD_VERSION,
@@ -136,6 +142,7 @@ enum pg_ds_status {
     PG_DS_BAD_AMO,
     PG_DS_BAD_ACC,
     PG_DS_BAD_LAYOUT,
+    PG_DS_BAD_ORDER,
 };
 const char *pg_ds_status_text(int status);
 
@@ -158,6 +165,9 @@ void pg_ds_fini(void);
 int pg_ds_restart(void);
 
 /* Client side. seg/offset locate the remote object (see pg_mem_locate) on pe's node.
+ *
+ * Order: every request of mine to one node (puts, gets, accumulates, AMOs, direct RMA) is
+ * applied there in the order I issued it.
  *
  * Completion: puts, accumulates and non-fetching AMOs count in the completion record they are
  * issued with (a context's, or NULL for none) and in an overall record; pg_ds_quiet waits for

@@ -47,6 +47,22 @@ struct pg_net_ep *ds_client_ep(void);
 /* Receive space a server reserves for each PE of another node (the client's credit). */
 size_t ds_client_credit_bytes(void);
 
+/* One source's ordered requests (PG_DS_ORDERED) at a server: the next number due and the
+ * requests that arrived ahead of it. Zero-initialised is the start of a stream. */
+struct ds_held;
+struct ds_stream {
+    uint16_t expected;
+    struct ds_held *held;
+};
+typedef void (*ds_serve_fn)(const struct pg_ds_header *h, size_t len);
+/* Serves h (len bytes, validated) when its turn has come, then whichever held requests follow
+ * it; keeps a copy of it when it is early. Returns PG_DS_OK, or PG_DS_BAD_ORDER when its
+ * number was served already (nothing is served). */
+int ds_stream_deliver(struct ds_stream *st, const struct pg_ds_header *h, size_t len,
+                      ds_serve_fn serve);
+/* Frees what is held and starts the stream again at 0. */
+void ds_stream_reset(struct ds_stream *st);
+
 void ds_server_open(void);
 /* The server's registration of segment seg of pe, a PE of its node. */
 struct ds_region ds_server_region(int pe, int seg);

@@ -54,8 +54,9 @@ const char *pg_ds_status_text(int status)
         [PG_DS_BAD_AMO] = "bad atomic operation, width or alignment",
         [PG_DS_BAD_ACC] = "bad accumulate type, length or alignment",
         [PG_DS_BAD_LAYOUT] = "bad strided or vector layout",
+        [PG_DS_BAD_ORDER] = "request number already served",
     };
-    if (status < 0 || status > PG_DS_BAD_LAYOUT)
+    if (status < 0 || status > PG_DS_BAD_ORDER)
         return "unknown status";
     return text[status];
 }

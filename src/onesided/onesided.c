@@ -305,9 +305,7 @@ void pg_put_signal(struct pangea_ctx *ctx, void *dest, const void *src, size_t l
     } else if (sig) {
         __atomic_fetch_add(sig, signal, __ATOMIC_RELEASE);
     } else {
-        /* Providers deliver large messages by rendezvous, which may complete after a later
-         * small one: the data must be acknowledged before the signal goes out. */
-        pg_ds_quiet(completion(ctx));
+        /* The node's server applies my requests in issue order: the data before the signal. */
         size_t offset;
         int seg = locate(sig_addr, sizeof *sig_addr, pe, &offset, "put_signal");
         pg_ds_amo(completion(ctx), pe, seg, offset, op == PG_SIGNAL_SET ? PG_AMO_SET : PG_AMO_ADD,
@@ -317,11 +315,10 @@ void pg_put_signal(struct pangea_ctx *ctx, void *dest, const void *src, size_t l
 
 void pg_fence(struct pangea_ctx *ctx)
 {
-    /* On-node deliveries are stores; a release fence keeps them in program order. Off-node
-     * requests may complete out of order (a provider's rendezvous for large messages), so
-     * fence waits for the acknowledgements of what is outstanding. */
+    /* On-node deliveries are stores; a release fence keeps them in program order. Off-node,
+     * a node's server applies my requests in the order I issued them. */
+    (void)ctx;
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    pg_ds_quiet(completion(ctx));
 }
 
 void pg_quiet(struct pangea_ctx *ctx)

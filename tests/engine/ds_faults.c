@@ -1,6 +1,7 @@
 /* Malformed and truncated requests reaching a data server are rejected with a logged error
  * and never touch memory or stop the server. On one node only the validation is checked
- * (there is no server); across nodes PE 0 also sends each message to the last PE's server. */
+ * (there is no server); across nodes PE 0 also sends each message to the last PE's server,
+ * and an ordered request whose number was served already is refused too. */
 #include "check.h"
 
 #include "dataserver/dataserver.h"
@@ -57,6 +58,7 @@ int main(void)
         {"strided extent past the segment", ok, sizeof ok + 32, PG_DS_OK, 1},
         {"accumulate of 3 bytes of double", ok, sizeof ok + 3, PG_DS_BAD_ACC, 1},
         {"vector piece past the segment", ok, sizeof ok + 24, PG_DS_OK, 1},
+        {"ordered AMO numbered as already served", ok, sizeof ok, PG_DS_OK, 1},
     };
     faults[1].h.version = 99;
     faults[2].h.type = 77;
@@ -97,13 +99,22 @@ int main(void)
     faults[16].h.op = PG_ACC_DOUBLE;
     faults[16].h.length = 3;
     faults[17].h.layout = PG_DS_VECTOR;
+    /* PE 0 has sent the target's node a few ordered requests (the barrier's), far fewer than
+     * 2^14, so number 0xc000 lies behind its stream: refused, the guard keeps its value. */
+    faults[18].h.type = PG_DS_AMO;
+    faults[18].h.op = PG_AMO_SET;
+    faults[18].h.width = 8;
+    faults[18].h.length = 8;
+    faults[18].h.operand = 0x77;
+    faults[18].h.flags = PG_DS_ORDERED;
+    faults[18].h.order = 0xc000;
 
     int nfaults = (int)(sizeof faults / sizeof faults[0]), answered = 0;
     for (int i = 0; i < nfaults; i++) {
         char message[sizeof(struct pg_ds_header) + 32] = {0};
         faults[i].h.seq = PG_DS_PROBE | (uint64_t)i;
         memcpy(message, &faults[i].h, sizeof faults[i].h);
-        if (i >= 12)
+        if (i >= 12 && i < 18)
             memcpy(message + sizeof faults[i].h, descriptors[i - 12], sizeof descriptors[0]);
         int status = pg_ds_validate((struct pg_ds_header *)message, faults[i].len, npes);
         CHECK(status == faults[i].status, "%s: validation says '%s', expected '%s'", faults[i].what,
