@@ -8,7 +8,9 @@
  * median) and the mean over all PEs, in microseconds; for broadcast and fcollect also the
  * bandwidth each PE receives at, in MB/s (10^6 B), from the median.
  *
- *   coll_bench [-m MAX_BYTES] [-i ITERS]
+ *   coll_bench [-m MAX_BYTES] [-i ITERS] [-o OPERATION]
+ *
+ * -o runs only the named operation (e.g. alltoall64), for repeated runs of one of them.
  *
  * Needs a symmetric heap of about 4 x npes x MAX_BYTES (SHMEM_SYMMETRIC_SIZE). */
 #define _POSIX_C_SOURCE 200809L
@@ -114,14 +116,22 @@ static int iterations_for(size_t bytes, int base)
 int main(int argc, char **argv)
 {
     size_t max = DEFAULT_MAX;
-    int base_iters = 400, opt;
-    while ((opt = getopt(argc, argv, "m:i:h")) != -1) {
-        if (opt == 'm')
+    int base_iters = 400, opt, only = -1;
+    while ((opt = getopt(argc, argv, "m:i:o:h")) != -1) {
+        if (opt == 'm') {
             max = (size_t)strtoul(optarg, NULL, 0);
-        else if (opt == 'i')
+        } else if (opt == 'i') {
             base_iters = atoi(optarg);
-        else {
-            fprintf(stderr, "usage: %s [-m MAX_BYTES] [-i ITERS]\n", argv[0]);
+        } else if (opt == 'o') {
+            for (int op = 0; op < NOPS; op++)
+                if (strcmp(optarg, op_names[op]) == 0)
+                    only = op;
+            if (only < 0) {
+                fprintf(stderr, "%s: no operation named %s\n", argv[0], optarg);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "usage: %s [-m MAX_BYTES] [-i ITERS] [-o OPERATION]\n", argv[0]);
             return 2;
         }
     }
@@ -155,6 +165,8 @@ int main(int argc, char **argv)
                npes, "operation", "bytes", "median(us)", "mean(us)", "MB/s");
     shmem_barrier_all();
     for (int op = 0; op < NOPS; op++) {
+        if (only >= 0 && op != only)
+            continue;
         for (size_t bytes = MIN_SIZE; bytes <= max; bytes *= 2) {
             int iters = iterations_for(bytes, base_iters);
             for (int i = -iters / 10 - 1; i < iters; i++) { /* a few untimed warm-up calls */

@@ -9,10 +9,13 @@
 #include "runtime/runtime.h"
 #include "startup/startup.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct pangea_ctx pg_coll_ctx;
 size_t pg_coll_slot_size;
+size_t pg_coll_cache_size;
 static char *channels; /* PG_COLL_CHANNELS channel states, channel_stride bytes apart */
 static size_t channel_stride;
 static char *slots;        /* [channel][sender PE]: pg_coll_slot_size bytes each */
@@ -22,8 +25,36 @@ static struct pangea_team world;
 /* The landing slots of all channels share this much internal symmetric memory. */
 #define SLOT_BUDGET ((size_t)2 << 20)
 
+/* From sysfs, which describes the caches this machine (or VM) has; glibc's sysconf reports
+ * the host's in some VMs (384 MiB of L3 for a VM given 32 MiB). */
+static size_t largest_cache(void)
+{
+    size_t largest = 0;
+    for (int index = 0;; index++) {
+        char path[64];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            break;
+        unsigned long size;
+        char unit = 0;
+        if (fscanf(f, "%lu%c", &size, &unit) >= 1) {
+            size_t bytes = (size_t)size << (unit == 'K' ? 10 : unit == 'M' ? 20 : 0);
+            if (bytes > largest)
+                largest = bytes;
+        }
+        fclose(f);
+    }
+    if (largest == 0) {
+        long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        largest = l3 > 0 ? (size_t)l3 : 0;
+    }
+    return largest;
+}
+
 int pg_coll_init(void)
 {
+    pg_coll_cache_size = largest_cache();
     size_t npes = (size_t)pg_world.npes;
     /* A new segment is zero-filled, so the flags start at 0 without a racy reset. Each
      * channel holds the flags, then the collect sizes, npes words each. */

@@ -2,7 +2,8 @@
  * element, on WORLD, the even PEs and the rows and columns of a 2-D split; and one type of each
  * table on SHARED, WORLD in reverse order (negative stride) and a team split from the even
  * team. Also the
- * large-message paths: a pipelined broadcastmem, fcollectmem and a split sum reduction; and
+ * large-message paths: a pipelined broadcastmem, fcollectmem and a split sum reduction; an
+ * alltoallmem whose blocks bypass the cache; and
  * collectmem and alltoallmem back to back with sizes changing every round. The
  * data collectives use the C11 generic names, the reductions the typed ones. */
 #include "check.h"
@@ -260,6 +261,47 @@ static void large(shmem_team_t t, const char *tname, unsigned char *big_src, uns
     shmem_team_sync(t);
 }
 
+/* An alltoallmem in which the members on a node write more than 64 MiB: the library then
+ * stores on-node blocks around the cache (it does once the writes exceed the largest cache,
+ * so this covers caches of up to 64 MiB). The blocks have an odd size and start 5 bytes
+ * into the allocation, so copies begin and end off any alignment; the bytes around dest are
+ * guards. Collective over WORLD (it allocates), run on a team of all PEs. */
+#define STREAM_BYTES ((size_t)64 << 20)
+#define GUARD 64
+static void alltoall_streamed(shmem_team_t t, const char *tname)
+{
+    int p = shmem_team_my_pe(t), n = shmem_team_n_pes(t);
+    size_t block = STREAM_BYTES / ((size_t)n * (size_t)n) + 13, all = block * (size_t)n;
+    unsigned char *src = shmem_malloc(all), *guarded = shmem_malloc(all + 2 * GUARD);
+    CHECK(src && guarded, "%s: shmem_malloc of 2 x %zu bytes failed", tname, all);
+    if (src && guarded) {
+        unsigned char *dst = guarded + 5;
+        for (int j = 0; j < n; j++)
+            test_fill_bytes(src + (size_t)j * block, block, p * 64 + j, 5);
+        test_fill_guard(guarded, all + 2 * GUARD);
+        shmem_team_sync(t);
+        int rc = shmem_alltoallmem(t, dst, src, block);
+        size_t bad = SIZE_MAX;
+        int who = -1;
+        for (int j = 0; j < n && bad == SIZE_MAX; j++) {
+            bad = test_bad_byte(dst + (size_t)j * block, block, j * 64 + p, 5);
+            who = j;
+        }
+        CHECK(rc == 0 && bad == SIZE_MAX,
+              "%s alltoallmem of %zu-byte blocks: rc %d, block %d "
+              "byte %zu",
+              tname, block, rc, who, bad);
+        size_t before = test_bad_guard(guarded, 0, 5);
+        size_t after = test_bad_guard(guarded, 5 + all, all + 2 * GUARD);
+        CHECK(before == SIZE_MAX && after == SIZE_MAX,
+              "%s alltoallmem of %zu-byte blocks wrote outside dest: guard byte %zu", tname, block,
+              before != SIZE_MAX ? before : after);
+    }
+    shmem_team_sync(t);
+    shmem_free(guarded);
+    shmem_free(src);
+}
+
 /* collectmem and alltoallmem back to back with no sync between them, sizes changing every
  * round (collect: 0 for some members), into two dest halves used in turn: a call only writes a
  * member's dest once that member has entered the call before, so each result can be checked
@@ -362,6 +404,8 @@ int main(void)
     run_all(SHMEM_TEAM_SHARED, "SHARED", 0, big_src, big_dst);
     run_all(reversed, "reversed", 0, big_src, big_dst);
     run_all(sub, "even[1:]", 0, big_src, big_dst);
+    alltoall_streamed(SHMEM_TEAM_WORLD, "WORLD");
+    alltoall_streamed(reversed, "reversed");
 
     shmem_team_destroy(sub);
     shmem_team_destroy(even);
