@@ -1,6 +1,7 @@
 /* The server half: the node's data-server thread. It polls while requests keep coming, for
  * PANGEA_SERVER_SPIN_US after the last one, then sleeps on the completion queue's wait
  * object, so an idle job costs no CPU. Every request is validated before it touches memory. */
+#define _GNU_SOURCE /* pthread_attr_setaffinity_np */
 #include "ds_internal.h"
 
 #include "memory/memory.h"
@@ -388,7 +389,21 @@ void pg_ds_server_start(const char *client_names, size_t name_stride)
     for (int pe = 0; pe < npes; pe++)
         s.client[pe] = FI_ADDR_NOTAVAIL;
     s.stopping = 0;
-    if (pthread_create(&s.thread, NULL, server_main, NULL) != 0)
+    /* A launcher that binds each PE to a core would bind the server to its host PE's core,
+     * where it could run only when that PE waits: the server may run on any core (the kernel
+     * keeps it within the job's cpuset). */
+    cpu_set_t any;
+    CPU_ZERO(&any);
+    for (long cpu = 0; cpu < sysconf(_SC_NPROCESSORS_CONF) && cpu < CPU_SETSIZE; cpu++)
+        CPU_SET(cpu, &any);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setaffinity_np(&attr, sizeof any, &any);
+    int failed = pthread_create(&s.thread, &attr, server_main, NULL);
+    if (failed) /* an affinity the cpuset refuses: keep the inherited one */
+        failed = pthread_create(&s.thread, NULL, server_main, NULL);
+    pthread_attr_destroy(&attr);
+    if (failed)
         pg_fatal("shmem_init", "cannot start the data-server thread");
     s.running = 1;
 }
