@@ -3,9 +3,11 @@
  * and with a blocking one (read sleeps until data comes), and a one-way stream.
  *
  * Two processes: rank 0 (PMI_RANK, as set by mpiexec) listens, rank 1 connects and measures.
- *   tests/netns/netns-run.sh 2 1 -- build/perf/tcp_reference [-a SERVER] [-s BYTES] [-n ITERS]
+ *   tests/netns/netns-run.sh 2 1 -- build/perf/tcp_reference [-a SERVER] [-s BYTES] [-n ITERS] [-B]
  * Prints round-trip medians for 8 B and BYTES (default 8), then the stream rate in GB/s
- * (GB = 10^9 bytes) of 4 MiB writes for 2 seconds. Uses no MPI: only TCP sockets. */
+ * (GB = 10^9 bytes) of 4 MiB writes for 2 seconds. -B: blocking receivers only (two spinning
+ * processes bound to one core would each hold it for a whole time slice). Uses no MPI: only
+ * TCP sockets. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -174,8 +176,8 @@ int main(int argc, char **argv)
 {
     const char *server = "10.213.7.11", *rank_text = getenv("PMI_RANK");
     size_t bytes = 8;
-    int iters = 20000, opt;
-    while ((opt = getopt(argc, argv, "a:s:n:h")) != -1) {
+    int iters = 20000, spinning = 1, opt;
+    while ((opt = getopt(argc, argv, "a:s:n:Bh")) != -1) {
         switch (opt) {
         case 'a':
             server = optarg;
@@ -186,9 +188,12 @@ int main(int argc, char **argv)
         case 'n':
             iters = atoi(optarg);
             break;
+        case 'B':
+            spinning = 0;
+            break;
         default:
             fprintf(stderr,
-                    "usage: %s [-a SERVER_IPV4] [-s BYTES] [-n ITERATIONS]\n"
+                    "usage: %s [-a SERVER_IPV4] [-s BYTES] [-n ITERATIONS] [-B]\n"
                     "run as a 2-rank job (PMI_RANK 0 listens, 1 measures)\n",
                     argv[0]);
             return 2;
@@ -208,7 +213,8 @@ int main(int argc, char **argv)
     int fd = connect_pair(rank, server);
     size_t sizes[2] = {8, bytes};
     for (int s = 0; s < (bytes == 8 ? 1 : 2); s++) {
-        pingpong(fd, rank == 1, sizes[s], iters, 1, buf);
+        if (spinning)
+            pingpong(fd, rank == 1, sizes[s], iters, 1, buf);
         pingpong(fd, rank == 1, sizes[s], iters / 4, 0, buf);
     }
     stream(fd, rank == 1, buf);
