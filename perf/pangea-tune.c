@@ -8,10 +8,9 @@
  * One PE on each of two nodes (on one node the PEs reach each other by load/store and only
  * the copy and registration costs are measured). PE 0 measures against PE 1 and prints the
  * progress, the table and the file; further PEs only take part in the restarts. Linked with
- * the static library: it sets pg_cfg and reopens the pipeline (pg_ds_restart) between runs. */
+ * the static library: it sets pg_cfg and reopens the pipeline (pg_pipe_restart) between runs. */
 #define _GNU_SOURCE
-#include "dataserver/dataserver.h"
-#include "dataserver/ds_internal.h"
+#include "pipeline/pipeline.h"
 #include "onesided/onesided.h"
 #include "runtime/runtime.h"
 #include "startup/startup.h"
@@ -175,7 +174,7 @@ static void use_settings(struct settings s)
     pg_cfg.pipeline_buffers = s.buffers;
     pg_cfg.pipeline_buffer_size = s.size;
     pg_cfg.direct_rma_threshold = s.threshold;
-    pg_ds_restart();
+    pg_pipe_restart();
 }
 
 /* ---- measurements ---- */
@@ -194,9 +193,10 @@ static void pack(void *arg)
     if (j->strided) {
         size_t count[2] = {ROW, REFERENCE / ROW};
         ptrdiff_t stride[1] = {ROW_STRIDE};
-        pg_ds_walk(remote, 1, count, stride, j->position, j->bytes, scratch, ds_pack_piece, NULL);
+        pg_ds_walk(remote, 1, count, stride, j->position, j->bytes, scratch, pg_ds_pack_piece,
+                   NULL);
     } else {
-        ds_pack_piece(local + j->position, scratch, j->bytes, NULL);
+        pg_ds_pack_piece(local + j->position, scratch, j->bytes, NULL);
     }
     j->position = (j->position + j->bytes) % REFERENCE;
     __asm__ __volatile__("" ::: "memory"); /* the copies are the measurement: keep them */
@@ -207,7 +207,7 @@ static void pack(void *arg)
 static void register_once(void *arg)
 {
     const size_t *bytes = arg;
-    pg_net_mr_close(pg_net_mr_reg(ds_client_ep(), local, *bytes, FI_READ | FI_WRITE));
+    pg_net_mr_close(pg_net_mr_reg(pg_pipe_ep(), local, *bytes, FI_READ | FI_WRITE));
 }
 
 struct sweep {
@@ -510,7 +510,7 @@ static int write_file(const struct settings *tuned, int rma, const char *provide
     return fclose(f);
 }
 
-/* PE 0 measures and decides; every PE must then apply the same settings (pg_ds_init refuses
+/* PE 0 measures and decides; every PE must then apply the same settings (pg_pipe_init refuses
  * to open the pipeline otherwise). */
 static void agree_with_pe0(struct settings *s)
 {

@@ -2,6 +2,7 @@
 
 #include "memory/memory.h"
 #include "onesided/onesided.h"
+#include "pipeline/pipeline.h"
 #include "runtime/runtime.h"
 
 uint64_t pg_amo(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, size_t width,
@@ -14,8 +15,8 @@ uint64_t pg_amo(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, s
     int seg = pg_mem_locate(dest, width, &offset);
     if (seg < 0 || (unsigned)pe >= (unsigned)pg_world.npes)
         pg_fatal("atomic", "address %p on PE %d is not symmetric memory", dest, pe);
-    return pg_ds_amo(ctx ? &ctx->completion : NULL, pe, seg, offset, op, width, value, cond,
-                     op != PG_AMO_SET);
+    return pg_pipe_amo(ctx ? &ctx->completion : NULL, pe, seg, offset, op, width, value, cond,
+                       op != PG_AMO_SET);
 }
 
 /* OpenSHMEM locks are MCS queue locks, so a waiter spins on its own memory, never over the

@@ -8,6 +8,9 @@
 #ifndef PG_DATASERVER_H
 #define PG_DATASERVER_H
 
+#include "transport/transport.h"
+
+#include <rdma/fi_eq.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -146,58 +149,25 @@ enum pg_ds_status {
 };
 const char *pg_ds_status_text(int status);
 
-/* Checks a request as received (len bytes in all): header, layout descriptor, lengths.
- * Returns PG_DS_OK or why it is rejected. The server then checks the range against the
- * segment (pg_ds_layout_span). Used on every message; exposed for the tests. */
-int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes);
-/* For a validated request: the bytes from `offset` its layout may touch (strided: the extent;
- * contiguous: position + length), or for vectors the largest offset + bytes. */
-uint64_t pg_ds_layout_span(const struct pg_ds_header *h);
-
-/* Opens the endpoints, exchanges addresses (O(nnodes + npes) per PE), starts the server on
- * node-local rank 0. Collective. */
-int pg_ds_init(void);
-void pg_ds_fini(void);
-/* Reopens the endpoints, the server and the pipeline with the current pg_cfg (buffer count
- * and size, server spin): quiets everything, closes and reopens with a barrier on each side.
- * Collective over all PEs, with no other thread in the library; for pangea-tune, which
- * compares settings within one job. Returns 0. */
-int pg_ds_restart(void);
-
-/* Client side. seg/offset locate the remote object (see pg_mem_locate) on pe's node.
- *
- * Order: every request of mine to one node (puts, gets, accumulates, AMOs, direct RMA) is
- * applied there in the order I issued it.
- *
- * Completion: puts, accumulates and non-fetching AMOs count in the completion record they are
- * issued with (a context's, or NULL for none) and in an overall record; pg_ds_quiet waits for
- * one record or, with NULL, for all. Non-blocking gets count there too.
- * Transfers return when the local buffer may be reused (puts, accumulates) or holds the data
- * (gets). Shaped transfers take a pg_strided whose src side is local for puts and remote for
- * gets; levels 0 is a contiguous transfer of count[0] bytes. */
-struct pg_ds_completion {
-    uint64_t acks_due;
+/* A valid request's layout, decoded: a strided region of `levels` levels from `offset`
+ * (levels 0: contiguous, count[0] = position + length; an AMO: its width), or `pieces`
+ * vector pieces of piece_bytes each at the offsets of its descriptor. span: the bytes from
+ * offset it may touch (vectors: from 0, the largest offset + piece_bytes). */
+struct pg_ds_shape {
+    int levels;
+    size_t count[PG_MAX_STRIDE + 1];
+    ptrdiff_t stride[PG_MAX_STRIDE];
+    size_t pieces, piece_bytes;
+    size_t descriptor_bytes; /* between the header and the data */
+    uint64_t span;
 };
-void pg_ds_put(struct pg_ds_completion *cc, int pe, int seg, size_t offset, const void *src,
-               const struct pg_strided *shape);
-void pg_ds_acc(struct pg_ds_completion *cc, int pe, int seg, size_t offset, enum pg_acc_type type,
-               const void *scale, const void *src, const struct pg_strided *shape);
-void pg_ds_get(int pe, int seg, size_t offset, void *dest, const struct pg_strided *shape);
-/* A contiguous get that returns at once; the data is in dest once pg_ds_quiet(cc) returns. */
-void pg_ds_get_nbi(struct pg_ds_completion *cc, int pe, int seg, size_t offset, void *dest,
-                   size_t len);
-/* Vectors: count pieces of `bytes` bytes; local[i] is my buffer, remote[i] the offset of the
- * piece in segment seg of pe. */
-void pg_ds_put_vector(struct pg_ds_completion *cc, int pe, int seg, const uint64_t *remote,
-                      void *const *local, size_t count, size_t bytes);
-void pg_ds_acc_vector(struct pg_ds_completion *cc, int pe, int seg, const uint64_t *remote,
-                      void *const *local, size_t count, size_t bytes, enum pg_acc_type type,
-                      const void *scale);
-void pg_ds_get_vector(int pe, int seg, const uint64_t *remote, void *const *local, size_t count,
-                      size_t bytes);
-uint64_t pg_ds_amo(struct pg_ds_completion *cc, int pe, int seg, size_t offset, int op,
-                   size_t width, uint64_t value, uint64_t compare, int fetch);
-void pg_ds_quiet(struct pg_ds_completion *cc);
+/* Checks a request as received (len bytes in all): header, layout descriptor, lengths, and
+ * decodes its layout into *shape (when not NULL). Returns PG_DS_OK or why it is rejected. The
+ * server then checks the span against the segment. Used on every message; exposed for the
+ * tests. */
+int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes, struct pg_ds_shape *shape);
+/* The layout descriptor of a request: the u64 words after its header. */
+const uint64_t *pg_ds_descriptor(const struct pg_ds_header *h);
 
 /* Walks bytes [position, position + len) of the packed stream of a shaped region (base,
  * levels, count[0..levels], stride[0..levels-1]) and calls piece(region bytes, packed bytes,
@@ -206,10 +176,53 @@ typedef void (*pg_ds_piece_fn)(char *region, char *packed, size_t n, void *arg);
 void pg_ds_walk(char *base, int levels, const size_t *count, const ptrdiff_t *stride,
                 size_t position, size_t len, char *packed, pg_ds_piece_fn piece, void *arg);
 
-/* Sends raw bytes to a node's server (fault-injection tests). A rejected message whose seq
- * has PG_DS_PROBE set is counted, not fatal. */
+/* Messages: a header, the largest layout descriptor (8 stride levels) and a chunk of data at
+ * most. The chunk is PANGEA_PIPELINE_BUFFER_SIZE, in whole accumulate elements. */
+size_t pg_ds_message_bytes(size_t chunk);
+size_t pg_ds_max_message(void);
+size_t pg_ds_chunk_bytes(void);
+/* Piece functions for pg_ds_walk: copy a region's run into the packed stream, or back. */
+void pg_ds_pack_piece(char *region, char *packed, size_t n, void *arg);
+void pg_ds_unpack_piece(char *region, char *packed, size_t n, void *arg);
+
+/* A multi-receive buffer of at least `size` bytes (and 64 largest messages): many messages
+ * land in it until it is used up and reposted. Shared by the server and the pipeline. */
+struct pg_ds_recv_buffer {
+    struct fi_context ctx; /* first: the completion's context points here */
+    char *data;
+    size_t size;
+    struct pg_net_mr *mr; /* when local buffers must be registered */
+};
+void pg_ds_recv_open(struct pg_net_ep *ep, struct pg_ds_recv_buffer *b, size_t size);
+void pg_ds_recv_repost(struct pg_net_ep *ep, void *context);
+void pg_ds_recv_close(struct pg_ds_recv_buffer *b);
+
+/* How initiators name a PE's segment in a direct RMA: registered by the server of its node
+ * on the server's endpoint, so the server thread's progress completes it while the PE
+ * computes. */
+struct pg_ds_region {
+    uint64_t registered; /* 0: no direct RMA to this segment */
+    uint64_t key;
+    uint64_t base; /* the remote address of byte 0 */
+};
+
+/* The server, on node-local rank 0 (driven by the pipeline's bring-up). Open: its endpoint,
+ * with `credit_bytes` of receive space for each PE of the other nodes, and the registrations
+ * of its node's segments. Start: the thread, given every PE's client address (npes names,
+ * name_stride bytes apart). Stop: once the hosting PE has sent it a PG_DS_STOP request, joins
+ * the thread and releases everything. */
+void pg_ds_server_open(size_t credit_bytes);
+struct pg_ds_region pg_ds_server_region(int pe, int seg);
+struct pg_net_ep *pg_ds_server_ep(void);
+void pg_ds_server_start(const char *client_names, size_t name_stride);
+void pg_ds_server_stop(void);
+/* Called by the hosting PE's waits: when the server thread is not polling at that moment,
+ * polls the server's endpoint and serves what came, sparing a thread switch on a busy core.
+ * Does nothing in other processes. */
+void pg_ds_server_help(void);
+
+/* Probes (fault-injection tests' raw messages) carry this bit in seq: their rejection is
+ * counted by the sender, not fatal. */
 #define PG_DS_PROBE ((uint64_t)1 << 63)
-void pg_ds_send_raw(int node, const void *bytes, size_t len);
-unsigned long pg_ds_probes_rejected(void);
 
 #endif

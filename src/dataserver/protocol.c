@@ -61,85 +61,88 @@ const char *pg_ds_status_text(int status)
     return text[status];
 }
 
-/* The descriptor of a strided or vector request, as it lies after the header. */
-static const uint64_t *descriptor(const struct pg_ds_header *h)
+const uint64_t *pg_ds_descriptor(const struct pg_ds_header *h)
 {
     return (const uint64_t *)(h + 1);
 }
 
-/* Descriptor bytes a request carries, or 0 when it has none. Reads only what is there. */
-static int descriptor_bytes(const struct pg_ds_header *h, size_t payload, size_t *bytes)
+/* Strided: 1..8 levels, every count at least 1, strides non-negative, the packed stream and
+ * the extent without overflow. Reads only the `payload` bytes that are there. */
+static int decode_strided(const struct pg_ds_header *h, size_t payload, struct pg_ds_shape *sh)
 {
-    const uint64_t *d = descriptor(h);
-    switch (h->layout) {
-    case PG_DS_CONTIG:
-        *bytes = 0;
-        return PG_DS_OK;
-    case PG_DS_STRIDED:
-        if (payload < 8 || d[0] < 1 || d[0] > PG_MAX_STRIDE)
-            return PG_DS_BAD_LAYOUT;
-        *bytes = 8 * (1 + (d[0] + 1) + d[0]);
-        return PG_DS_OK;
-    case PG_DS_VECTOR:
-        if (payload < 16 || d[0] < 1 || d[0] > payload / 8 || d[1] < 1)
-            return PG_DS_BAD_LAYOUT;
-        *bytes = 8 * (2 + d[0]);
-        return PG_DS_OK;
-    }
-    return PG_DS_BAD_LAYOUT;
-}
-
-/* Strided: every count at least 1, the packed stream and the extent without overflow. */
-static int check_strided(const struct pg_ds_header *h)
-{
-    const uint64_t *d = descriptor(h);
-    uint64_t levels = d[0], total = d[1], extent = d[1];
+    const uint64_t *d = pg_ds_descriptor(h);
+    if (payload < 8 || d[0] < 1 || d[0] > PG_MAX_STRIDE)
+        return PG_DS_BAD_LAYOUT;
+    sh->levels = (int)d[0];
+    sh->descriptor_bytes = 8 * (size_t)(2 + 2 * sh->levels);
+    if (sh->descriptor_bytes > payload)
+        return PG_DS_BAD_LENGTH;
     const uint64_t *count = d + 1;
-    const int64_t *stride = (const int64_t *)(count + levels + 1);
+    const int64_t *stride = (const int64_t *)(count + sh->levels + 1);
+    uint64_t total = count[0], extent = count[0];
     if (count[0] == 0)
         return PG_DS_BAD_LAYOUT;
-    for (uint64_t l = 0; l < levels; l++) {
+    sh->count[0] = count[0];
+    for (int l = 0; l < sh->levels; l++) {
         uint64_t reach;
         if (count[l + 1] == 0 || stride[l] < 0 ||
             __builtin_mul_overflow(total, count[l + 1], &total) ||
             __builtin_mul_overflow((uint64_t)stride[l], count[l + 1] - 1, &reach) ||
             __builtin_add_overflow(extent, reach, &extent))
             return PG_DS_BAD_LAYOUT;
+        sh->count[l + 1] = count[l + 1];
+        sh->stride[l] = (ptrdiff_t)stride[l];
     }
     uint64_t end;
     if (__builtin_add_overflow(h->position, h->length, &end) || end > total)
         return PG_DS_BAD_LAYOUT;
+    sh->span = extent;
     return PG_DS_OK;
 }
 
-uint64_t pg_ds_layout_span(const struct pg_ds_header *h)
+/* Vector: whole pieces of at least 1 byte, all in this message, offsets without overflow. */
+static int decode_vector(const struct pg_ds_header *h, size_t payload, struct pg_ds_shape *sh)
 {
-    const uint64_t *d = descriptor(h);
-    switch (h->layout) {
-    case PG_DS_STRIDED: {
-        uint64_t levels = d[0], extent = d[1];
-        const int64_t *stride = (const int64_t *)(d + 2 + levels);
-        for (uint64_t l = 0; l < levels; l++)
-            extent += (uint64_t)stride[l] * (d[2 + l] - 1);
-        return extent;
+    const uint64_t *d = pg_ds_descriptor(h);
+    if (payload < 16 || d[0] < 1 || d[0] > payload / 8 || d[1] < 1)
+        return PG_DS_BAD_LAYOUT;
+    sh->pieces = d[0];
+    sh->piece_bytes = d[1];
+    sh->descriptor_bytes = 8 * (2 + sh->pieces);
+    if (sh->descriptor_bytes > payload)
+        return PG_DS_BAD_LENGTH;
+    if (h->position != 0 || h->length / sh->piece_bytes != sh->pieces ||
+        h->length % sh->piece_bytes != 0)
+        return PG_DS_BAD_LAYOUT;
+    for (size_t i = 0; i < sh->pieces; i++) {
+        uint64_t end;
+        if (__builtin_add_overflow(d[2 + i], sh->piece_bytes, &end))
+            return PG_DS_BAD_LAYOUT;
+        sh->span = end > sh->span ? end : sh->span;
     }
-    case PG_DS_VECTOR: {
-        uint64_t span = 0;
-        for (uint64_t i = 0; i < d[0]; i++) {
-            uint64_t end = d[2 + i] + d[1];
-            if (end < d[2 + i])
-                return UINT64_MAX;
-            span = end > span ? end : span;
-        }
-        return span;
-    }
-    default:
-        return h->position + h->length < h->position ? UINT64_MAX : h->position + h->length;
-    }
+    return PG_DS_OK;
 }
 
-int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes)
+static int decode_layout(const struct pg_ds_header *h, size_t payload, struct pg_ds_shape *sh)
 {
+    switch (h->layout) {
+    case PG_DS_CONTIG:
+        if (__builtin_add_overflow(h->position, h->length, &sh->span))
+            return PG_DS_BAD_LAYOUT;
+        sh->count[0] = sh->span;
+        return PG_DS_OK;
+    case PG_DS_STRIDED:
+        return decode_strided(h, payload, sh);
+    case PG_DS_VECTOR:
+        return decode_vector(h, payload, sh);
+    }
+    return PG_DS_BAD_LAYOUT;
+}
+
+int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes, struct pg_ds_shape *shape)
+{
+    struct pg_ds_shape unused, *sh = shape ? shape : &unused;
+    *sh = (struct pg_ds_shape){.levels = 0};
     if (len < sizeof *h)
         return PG_DS_BAD_LENGTH;
     if (h->version != PG_DS_PROTOCOL_VERSION)
@@ -155,31 +158,27 @@ int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes)
         return PG_DS_BAD_TARGET;
     if (h->segment >= PG_SEG_COUNT)
         return PG_DS_BAD_SEGMENT;
-    size_t payload = len - sizeof *h, desc = 0;
+    size_t payload = len - sizeof *h;
     if (h->type == PG_DS_AMO) {
         if (payload != 0 || h->layout != PG_DS_CONTIG)
             return PG_DS_BAD_LENGTH;
         if (h->op > PG_AMO_LAST || (h->width != 4 && h->width != 8) || h->length != h->width ||
             h->offset % h->width != 0)
             return PG_DS_BAD_AMO;
+        sh->count[0] = sh->span = h->width;
         return PG_DS_OK;
     }
-    int status = descriptor_bytes(h, payload, &desc);
+    int status = decode_layout(h, payload, sh);
     if (status != PG_DS_OK)
         return status;
     int carries_data = h->type == PG_DS_PUT || h->type == PG_DS_ACC;
-    if (desc > payload || (carries_data ? h->length != payload - desc : payload != desc))
+    if (carries_data ? h->length != payload - sh->descriptor_bytes
+                     : payload != sh->descriptor_bytes)
         return PG_DS_BAD_LENGTH;
-    if (h->layout == PG_DS_STRIDED && (status = check_strided(h)) != PG_DS_OK)
-        return status;
-    if (h->layout == PG_DS_VECTOR &&
-        (h->position != 0 || h->length / descriptor(h)[1] != descriptor(h)[0] ||
-         h->length % descriptor(h)[1] != 0))
-        return PG_DS_BAD_LAYOUT;
     if (h->type == PG_DS_ACC) {
         size_t elem = pg_acc_type_size((enum pg_acc_type)h->op);
-        size_t piece = h->layout == PG_DS_STRIDED  ? descriptor(h)[1]
-                       : h->layout == PG_DS_VECTOR ? descriptor(h)[1]
+        size_t piece = h->layout == PG_DS_STRIDED  ? sh->count[0]
+                       : h->layout == PG_DS_VECTOR ? sh->piece_bytes
                                                    : elem;
         if (elem == 0 || h->length % elem || h->position % elem || piece % elem)
             return PG_DS_BAD_ACC;

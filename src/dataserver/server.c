@@ -1,6 +1,7 @@
 /* The server half: the node's data-server thread. It polls while requests keep coming, for
  * PANGEA_SERVER_SPIN_US after the last one, then sleeps on the completion queue's wait
  * object, so an idle job costs no CPU. Every request is validated before it touches memory. */
+#define _GNU_SOURCE /* pthread_attr_setaffinity_np */
 #include "ds_internal.h"
 
 #include "memory/memory.h"
@@ -35,7 +36,7 @@ struct reply_pool {
 
 static struct {
     struct pg_net_ep *ep;
-    struct ds_recv_buffer recv[2];
+    struct pg_ds_recv_buffer recv[2];
     struct reply_pool headers, packs;
     size_t chunk;
     struct pg_net_mr **segment_mr; /* [local_size * PG_SEG_COUNT] */
@@ -46,6 +47,11 @@ static struct {
     pthread_t thread;
     int running, stopping;
 } s;
+
+/* Held by whichever thread polls the server's endpoint and handles what comes: the server
+ * thread, or the hosting PE while it waits (pg_ds_server_help). */
+static pthread_mutex_t serving = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t last_activity; /* when events were last handled, in microseconds */
 
 static uint64_t now_us(void)
 {
@@ -135,44 +141,17 @@ static void acc_piece(char *region, char *packed, size_t n, void *arg)
     pg_acc_apply((enum pg_acc_type)h->op, h->scale, region, packed, n);
 }
 
-/* A validated request's layout, decoded: a strided region from `at`, or vector pieces. */
-struct layout {
-    int levels;
-    size_t count[PG_MAX_STRIDE + 1];
-    ptrdiff_t stride[PG_MAX_STRIDE];
-    const uint64_t *offsets; /* vector */
-    size_t pieces, piece_bytes, descriptor_bytes;
-};
-
-static void decode(const struct pg_ds_header *h, struct layout *l)
-{
-    const uint64_t *d = (const uint64_t *)(h + 1);
-    *l = (struct layout){.count = {h->position + h->length}};
-    if (h->layout == PG_DS_STRIDED) {
-        l->levels = (int)d[0];
-        for (int i = 0; i <= l->levels; i++)
-            l->count[i] = d[1 + i];
-        for (int i = 0; i < l->levels; i++)
-            l->stride[i] = (ptrdiff_t)d[2 + l->levels + i];
-        l->descriptor_bytes = 8 * (size_t)(2 + 2 * l->levels);
-    } else if (h->layout == PG_DS_VECTOR) {
-        l->pieces = d[0];
-        l->piece_bytes = d[1];
-        l->offsets = d + 2;
-        l->descriptor_bytes = 8 * (2 + l->pieces);
-    }
-}
-
 /* Applies a put's or accumulate's data to the target's memory (base: the segment). */
-static void apply(const struct pg_ds_header *h, char *base, const struct layout *l)
+static void apply(const struct pg_ds_header *h, char *base, const struct pg_ds_shape *l)
 {
     char *data = (char *)(h + 1) + l->descriptor_bytes;
-    pg_ds_piece_fn piece = h->type == PG_DS_ACC ? acc_piece : ds_unpack_piece;
+    const uint64_t *offsets = pg_ds_descriptor(h) + 2; /* vector */
+    pg_ds_piece_fn piece = h->type == PG_DS_ACC ? acc_piece : pg_ds_unpack_piece;
     if (h->type == PG_DS_ACC)
         pg_acc_lock((int)h->target);
     if (h->layout == PG_DS_VECTOR) {
         for (size_t i = 0; i < l->pieces; i++)
-            piece(base + l->offsets[i], data + i * l->piece_bytes, l->piece_bytes, (void *)h);
+            piece(base + offsets[i], data + i * l->piece_bytes, l->piece_bytes, (void *)h);
     } else {
         pg_ds_walk(base + h->offset, l->levels, l->count, l->stride, h->position, h->length, data,
                    piece, (void *)h);
@@ -182,8 +161,9 @@ static void apply(const struct pg_ds_header *h, char *base, const struct layout 
 }
 
 /* Streams a get's data back in chunks: straight from memory when contiguous, else packed. */
-static void stream(const struct pg_ds_header *h, char *base, const struct layout *l)
+static void stream(const struct pg_ds_header *h, char *base, const struct pg_ds_shape *l)
 {
+    const uint64_t *offsets = pg_ds_descriptor(h) + 2; /* vector */
     for (size_t done = 0; done < h->length;) {
         size_t n = h->length - done < s.chunk ? h->length - done : s.chunk;
         if (h->layout == PG_DS_VECTOR)
@@ -197,12 +177,11 @@ static void stream(const struct pg_ds_header *h, char *base, const struct layout
             if (h->layout == PG_DS_VECTOR) {
                 for (size_t i = 0; i < n / l->piece_bytes; i++) {
                     size_t piece = done / l->piece_bytes + i;
-                    memcpy(r->packed + i * l->piece_bytes, base + l->offsets[piece],
-                           l->piece_bytes);
+                    memcpy(r->packed + i * l->piece_bytes, base + offsets[piece], l->piece_bytes);
                 }
             } else {
                 pg_ds_walk(base + h->offset, l->levels, l->count, l->stride, position, n, r->packed,
-                           ds_pack_piece, NULL);
+                           pg_ds_pack_piece, NULL);
             }
             send_reply(&s.packs, r, h, PG_DS_GET_REPLY, 0, 0, r->packed, n, position,
                        s.packs.packed_mr);
@@ -211,12 +190,18 @@ static void stream(const struct pg_ds_header *h, char *base, const struct layout
     }
 }
 
-/* Carries out a validated request. */
+/* Validates a request and carries it out. */
 static void execute(const struct pg_ds_header *h, size_t len)
 {
+    struct pg_ds_shape shape;
+    int status = pg_ds_validate(h, len, pg_world.npes, &shape);
+    if (status != PG_DS_OK) {
+        reject(h, len, status);
+        return;
+    }
     if (h->type == PG_DS_STOP) {
         if (h->source == (uint32_t)pg_world.me)
-            s.stopping = 1;
+            __atomic_store_n(&s.stopping, 1, __ATOMIC_RELEASE);
         else
             reject(h, len, PG_DS_BAD_SOURCE);
         return;
@@ -227,9 +212,8 @@ static void execute(const struct pg_ds_header *h, size_t len)
     }
     const struct pg_segment *seg = &pg_segments[h->segment];
     char *base = seg->peer_base ? seg->peer_base[h->target] : NULL;
-    uint64_t span = pg_ds_layout_span(h);
     uint64_t origin = h->layout == PG_DS_VECTOR ? 0 : h->offset;
-    if (!base || origin > seg->size || span > seg->size - origin) {
+    if (!base || origin > seg->size || shape.span > seg->size - origin) {
         reject(h, len, PG_DS_BAD_RANGE);
         return;
     }
@@ -238,23 +222,22 @@ static void execute(const struct pg_ds_header *h, size_t len)
         reply(h, h->fetch ? PG_DS_AMO_REPLY : PG_DS_ACK, 0, old);
         return;
     }
-    struct layout l;
-    decode(h, &l);
     if (h->type == PG_DS_GET) {
-        stream(h, base, &l);
+        stream(h, base, &shape);
     } else {
-        apply(h, base, &l);
+        apply(h, base, &shape);
         reply(h, PG_DS_ACK, 0, 0);
     }
 }
 
+/* An ordered request waits for its turn in its source's stream (and is validated then). */
 static void serve(const struct pg_ds_header *h, size_t len)
 {
-    int status = pg_ds_validate(h, len, pg_world.npes);
-    if (status == PG_DS_OK && (h->flags & PG_DS_ORDERED))
-        status = ds_stream_deliver(&s.streams[h->source], h, len, execute);
-    else if (status == PG_DS_OK)
+    if (len < sizeof *h || !(h->flags & PG_DS_ORDERED) || h->source >= (uint32_t)pg_world.npes) {
         execute(h, len);
+        return;
+    }
+    int status = ds_stream_deliver(&s.streams[h->source], h, len, execute);
     if (status != PG_DS_OK)
         reject(h, len, status);
 }
@@ -270,7 +253,7 @@ static void handle_events(struct pg_net_event *events, int n)
         if (e->len)
             serve(e->buf, e->len);
         if (e->buffer_done)
-            ds_recv_repost(s.ep, e->context);
+            pg_ds_recv_repost(s.ep, e->context);
     }
 }
 
@@ -286,37 +269,66 @@ void __tsan_ignore_thread_begin(void);
 void __tsan_ignore_thread_end(void);
 #endif
 
+#ifdef PG_TSAN
+/* The server's copies into its node's PEs are ordered by chains through other processes that
+ * ThreadSanitizer cannot see (tests/tsan.supp); its history of them is often lost, so the
+ * suppression cannot match: its memory accesses are not tracked at all. */
+#define TSAN_IGNORE_BEGIN() __tsan_ignore_thread_begin()
+#define TSAN_IGNORE_END() __tsan_ignore_thread_end()
+#else
+#define TSAN_IGNORE_BEGIN() ((void)0)
+#define TSAN_IGNORE_END() ((void)0)
+#endif
+
+/* Polls once and handles what came (serving held); returns the number of events. */
+static int serve_once(void)
+{
+    struct pg_net_event events[16];
+    int n = pg_net_poll(s.ep, events, 16);
+    if (n > 0) {
+        handle_events(events, n);
+        __atomic_store_n(&last_activity, now_us(), __ATOMIC_RELAXED);
+    }
+    return n;
+}
+
 static void *server_main(void *arg)
 {
     (void)arg;
-#ifdef PG_TSAN
-    /* The server's copies into its node's PEs are ordered by chains through other processes
-     * that ThreadSanitizer cannot see (tests/tsan.supp); its history of them is often lost,
-     * so the suppression cannot match: its memory accesses are not tracked at all. */
-    __tsan_ignore_thread_begin();
-#endif
-    uint64_t spin_us = (uint64_t)pg_cfg.server_spin_us, last = now_us();
-    struct pg_net_event events[16];
-    while (!s.stopping) {
-        int n = pg_net_poll(s.ep, events, 16);
-        if (n == 0 && now_us() - last < spin_us) {
-            /* Yielding costs little when nothing else wants the core; spinning without it
-             * held the core from the PEs whose requests the server waits for whenever a
-             * node's threads outnumber its cores (measured: 2-PE barrier 0.45 ms vs 40 us). */
-            sched_yield();
-            continue;
+    TSAN_IGNORE_BEGIN();
+    uint64_t spin_us = (uint64_t)pg_cfg.server_spin_us;
+    __atomic_store_n(&last_activity, now_us(), __ATOMIC_RELAXED);
+    while (!__atomic_load_n(&s.stopping, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&serving);
+        int n = serve_once();
+        if (n == 0 && now_us() - __atomic_load_n(&last_activity, __ATOMIC_RELAXED) >= spin_us) {
+            /* Idle: sleep on the completion queue (holding serving: nobody polls meanwhile). */
+            struct pg_net_event events[16];
+            if ((n = pg_net_wait(s.ep, events, 16, 1000)) > 0) {
+                handle_events(events, n);
+                __atomic_store_n(&last_activity, now_us(), __ATOMIC_RELAXED);
+            }
         }
+        pthread_mutex_unlock(&serving);
+        /* Yielding costs little when nothing else wants the core; spinning without it held
+         * the core from the PEs whose requests the server waits for whenever a node's
+         * threads outnumber its cores (measured: 2-PE barrier 0.45 ms vs 40 us). */
         if (n == 0)
-            n = pg_net_wait(s.ep, events, 16, 1000);
-        if (n > 0) {
-            handle_events(events, n);
-            last = now_us();
-        }
+            sched_yield();
     }
-#ifdef PG_TSAN
-    __tsan_ignore_thread_end();
-#endif
+    TSAN_IGNORE_END();
     return NULL;
+}
+
+void pg_ds_server_help(void)
+{
+    if (!s.running || ds_acc_lock_waiting() || pthread_mutex_trylock(&serving) != 0)
+        return;
+    TSAN_IGNORE_BEGIN();
+    if (!__atomic_load_n(&s.stopping, __ATOMIC_ACQUIRE))
+        serve_once();
+    TSAN_IGNORE_END();
+    pthread_mutex_unlock(&serving);
 }
 
 static void pool_open(struct reply_pool *pool, int count, size_t packed_bytes)
@@ -371,34 +383,34 @@ static void register_segments(void)
     }
 }
 
-struct ds_region ds_server_region(int pe, int seg)
+struct pg_ds_region pg_ds_server_region(int pe, int seg)
 {
     struct pg_net_mr *mr = segment_mr((uint32_t)pe, seg);
     if (!mr || !pg_net_has_rma())
-        return (struct ds_region){0};
-    return (struct ds_region){
+        return (struct pg_ds_region){0};
+    return (struct pg_ds_region){
         .registered = 1, .key = pg_net_mr_key(mr), .base = pg_net_mr_remote_base(mr)};
 }
 
-void ds_server_open(void)
+void pg_ds_server_open(size_t credit_bytes)
 {
-    s.ep = pg_net_ep_open("data server", ds_max_message());
-    s.chunk = ds_chunk_bytes();
+    s.ep = pg_net_ep_open("data server", pg_ds_max_message());
+    s.chunk = pg_ds_chunk_bytes();
     pool_open(&s.headers, REPLY_BUFFERS, 0);
     pool_open(&s.packs, PACK_BUFFERS, s.chunk);
     register_segments();
     /* Every PE of another node may hold its credit's worth of this space at once. */
     size_t remote_pes = (size_t)(pg_world.npes - pg_world.local_size);
     for (int i = 0; i < 2; i++)
-        ds_recv_open(s.ep, &s.recv[i], remote_pes * ds_client_credit_bytes());
+        pg_ds_recv_open(s.ep, &s.recv[i], remote_pes * credit_bytes);
 }
 
-struct pg_net_ep *ds_server_ep(void)
+struct pg_net_ep *pg_ds_server_ep(void)
 {
     return s.ep;
 }
 
-void ds_server_start(const char *client_names, size_t name_stride)
+void pg_ds_server_start(const char *client_names, size_t name_stride)
 {
     int npes = pg_world.npes;
     s.name_stride = name_stride;
@@ -411,18 +423,29 @@ void ds_server_start(const char *client_names, size_t name_stride)
     for (int pe = 0; pe < npes; pe++)
         s.client[pe] = FI_ADDR_NOTAVAIL;
     s.stopping = 0;
-    if (pthread_create(&s.thread, NULL, server_main, NULL) != 0)
+    /* A launcher that binds each PE to a core would bind the server to its host PE's core,
+     * where it could run only when that PE waits: the server may run on any core (the kernel
+     * keeps it within the job's cpuset). */
+    cpu_set_t any;
+    CPU_ZERO(&any);
+    for (long cpu = 0; cpu < sysconf(_SC_NPROCESSORS_CONF) && cpu < CPU_SETSIZE; cpu++)
+        CPU_SET(cpu, &any);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setaffinity_np(&attr, sizeof any, &any);
+    int failed = pthread_create(&s.thread, &attr, server_main, NULL);
+    if (failed) /* an affinity the cpuset refuses: keep the inherited one */
+        failed = pthread_create(&s.thread, NULL, server_main, NULL);
+    pthread_attr_destroy(&attr);
+    if (failed)
         pg_fatal("shmem_init", "cannot start the data-server thread");
     s.running = 1;
 }
 
-void ds_server_stop(void)
+void pg_ds_server_stop(void)
 {
     if (!s.running)
         return;
-    struct pg_ds_header stop = {
-        .version = PG_DS_PROTOCOL_VERSION, .type = PG_DS_STOP, .source = (uint32_t)pg_world.me};
-    pg_ds_send_raw(pg_world.node, &stop, sizeof stop);
     pthread_join(s.thread, NULL);
     s.running = 0;
     pool_close(&s.headers);
@@ -431,7 +454,7 @@ void ds_server_stop(void)
         pg_net_mr_close(s.segment_mr[i]);
     free(s.segment_mr);
     for (int i = 0; i < 2; i++)
-        ds_recv_close(&s.recv[i]);
+        pg_ds_recv_close(&s.recv[i]);
     pg_net_ep_close(s.ep);
     for (int pe = 0; pe < pg_world.npes; pe++)
         ds_stream_reset(&s.streams[pe]);

@@ -1,6 +1,6 @@
 #include "onesided.h"
 
-#include "dataserver/dataserver.h"
+#include "pipeline/pipeline.h"
 #include "memory/memory.h"
 #include "runtime/runtime.h"
 
@@ -15,7 +15,7 @@ static int locate(const void *addr, size_t len, int pe, size_t *offset, const ch
     return seg;
 }
 
-static struct pg_ds_completion *completion(struct pangea_ctx *ctx)
+static struct pg_pipe_completion *completion(struct pangea_ctx *ctx)
 {
     return ctx ? &ctx->completion : NULL;
 }
@@ -57,7 +57,7 @@ void pg_put(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int
     size_t offset;
     int seg = locate(dest, len, pe, &offset, "put");
     struct pg_strided contiguous = {.count = {len}};
-    pg_ds_put(completion(ctx), pe, seg, offset, src, &contiguous);
+    pg_pipe_put(completion(ctx), pe, seg, offset, src, &contiguous);
 }
 
 /* An off-node get waits for its data, or with nbi counts in the context's completion. */
@@ -75,9 +75,9 @@ static void get_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, 
     int seg = locate(src, len, pe, &offset, "get");
     struct pg_strided contiguous = {.count = {len}};
     if (nbi)
-        pg_ds_get_nbi(completion(ctx), pe, seg, offset, dest, len);
+        pg_pipe_get_nbi(completion(ctx), pe, seg, offset, dest, len);
     else
-        pg_ds_get(pe, seg, offset, dest, &contiguous);
+        pg_pipe_get(pe, seg, offset, dest, &contiguous);
 }
 
 void pg_get(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe)
@@ -146,7 +146,7 @@ void pg_put_strided(struct pangea_ctx *ctx, void *dest, const void *src,
     }
     size_t offset;
     int seg = locate_shape(dest, shape, 1, pe, &offset, "put");
-    pg_ds_put(completion(ctx), pe, seg, offset, src, shape);
+    pg_pipe_put(completion(ctx), pe, seg, offset, src, shape);
 }
 
 void pg_get_strided(struct pangea_ctx *ctx, void *dest, const void *src,
@@ -162,7 +162,7 @@ void pg_get_strided(struct pangea_ctx *ctx, void *dest, const void *src,
     }
     size_t offset;
     int seg = locate_shape(src, shape, 0, pe, &offset, "get");
-    pg_ds_get(pe, seg, offset, dest, shape);
+    pg_pipe_get(pe, seg, offset, dest, shape);
 }
 
 /* The remote pieces of a vector as offsets in one segment; -1 when they span segments (the
@@ -208,12 +208,12 @@ static void vector_remote(struct pangea_ctx *ctx, const struct pg_iovec *v, int 
         if (seg < 0)
             continue;
         if (op == VECTOR_PUT)
-            pg_ds_put_vector(completion(ctx), pe, seg, offsets, local + first, k, v->bytes);
+            pg_pipe_put_vector(completion(ctx), pe, seg, offsets, local + first, k, v->bytes);
         else if (op == VECTOR_GET)
-            pg_ds_get_vector(pe, seg, offsets, local + first, k, v->bytes);
+            pg_pipe_get_vector(pe, seg, offsets, local + first, k, v->bytes);
         else
-            pg_ds_acc_vector(completion(ctx), pe, seg, offsets, local + first, k, v->bytes,
-                             acc->type, acc->scale);
+            pg_pipe_acc_vector(completion(ctx), pe, seg, offsets, local + first, k, v->bytes,
+                               acc->type, acc->scale);
     }
 }
 
@@ -262,7 +262,7 @@ void pg_acc_strided(struct pangea_ctx *ctx, enum pg_acc_type type, const void *s
     }
     size_t offset;
     int seg = locate_shape(dest, shape, 1, pe, &offset, "accumulate");
-    pg_ds_acc(completion(ctx), pe, seg, offset, type, scale, src, shape);
+    pg_pipe_acc(completion(ctx), pe, seg, offset, type, scale, src, shape);
 }
 
 void pg_acc_vector(struct pangea_ctx *ctx, enum pg_acc_type type, const void *scale,
@@ -308,8 +308,8 @@ void pg_put_signal(struct pangea_ctx *ctx, void *dest, const void *src, size_t l
         /* The node's server applies my requests in issue order: the data before the signal. */
         size_t offset;
         int seg = locate(sig_addr, sizeof *sig_addr, pe, &offset, "put_signal");
-        pg_ds_amo(completion(ctx), pe, seg, offset, op == PG_SIGNAL_SET ? PG_AMO_SET : PG_AMO_ADD,
-                  8, signal, 0, 0);
+        pg_pipe_amo(completion(ctx), pe, seg, offset, op == PG_SIGNAL_SET ? PG_AMO_SET : PG_AMO_ADD,
+                    8, signal, 0, 0);
     }
 }
 
@@ -324,7 +324,7 @@ void pg_fence(struct pangea_ctx *ctx)
 void pg_quiet(struct pangea_ctx *ctx)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    pg_ds_quiet(completion(ctx));
+    pg_pipe_quiet(completion(ctx));
 }
 
 void pg_pe_quiet(struct pangea_ctx *ctx, const int *pes, size_t npes)

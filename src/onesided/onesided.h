@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dataserver/dataserver.h"
+#include "pipeline/pipeline.h"
 
 /* A communication context (OpenSHMEM shmem_ctx_t points to one). fence/quiet on a context
  * wait only for the operations issued on it. Fields past `options` belong to the engine. */
@@ -15,7 +15,7 @@ struct pangea_team;
 struct pangea_ctx {
     struct pangea_team *team;
     long options;
-    struct pg_ds_completion completion; /* off-node operations not yet acknowledged */
+    struct pg_pipe_completion completion; /* off-node operations not yet acknowledged */
 };
 
 /* Prepares or retires a context created by a front-end (the default context included).

@@ -2,9 +2,9 @@
 #include "runtime.h"
 
 #include "coll/coll.h"
-#include "dataserver/dataserver.h"
 #include "memory/memory.h"
 #include "onesided/onesided.h"
+#include "pipeline/pipeline.h"
 #include "startup/startup.h"
 #include "transport/transport.h"
 
@@ -44,7 +44,8 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
         pg_cfg.spin_count = PG_OVERSUBSCRIBED_SPIN_COUNT;
     if (pg_memory_init((size_t)pg_cfg.symmetric_size) != 0)
         pg_fatal("shmem_init", "could not set up symmetric memory (see the message above)");
-    if (pg_ds_init() != 0)
+    pg_acc_locks_init();
+    if (pg_pipe_init() != 0)
         pg_fatal("shmem_init", "could not set up the network path between nodes (see above)");
     if (pg_coll_init() != 0)
         pg_fatal("shmem_init", "could not set up the world barrier");
@@ -73,7 +74,7 @@ void pg_runtime_fini(void)
     if (--init_count > 0)
         return;
     pg_coll_fini();
-    pg_ds_fini();
+    pg_pipe_fini();
     pg_memory_fini();
     pg_startup_fini();
 }

@@ -134,10 +134,11 @@ extern void (*pg_wait_progress)(void);
 
 static inline void pg_wait_step(struct pg_waiter *w)
 {
+    ++w->polls;
     if (pg_wait_progress) {
         pg_wait_progress();
         pg_wait_yield(w);
-    } else if (++w->polls < pg_cfg.spin_count)
+    } else if (w->polls < pg_cfg.spin_count)
         pg_cpu_relax();
     else
         pg_wait_yield(w);

@@ -4,7 +4,7 @@
  * and an ordered request whose number was served already is refused too. */
 #include "check.h"
 
-#include "dataserver/dataserver.h"
+#include "pipeline/pipeline.h"
 #include "memory/memory.h"
 #include "startup/startup.h"
 
@@ -116,21 +116,21 @@ int main(void)
         memcpy(message, &faults[i].h, sizeof faults[i].h);
         if (i >= 12 && i < 18)
             memcpy(message + sizeof faults[i].h, descriptors[i - 12], sizeof descriptors[0]);
-        int status = pg_ds_validate((struct pg_ds_header *)message, faults[i].len, npes);
+        int status = pg_ds_validate((struct pg_ds_header *)message, faults[i].len, npes, NULL);
         CHECK(status == faults[i].status, "%s: validation says '%s', expected '%s'", faults[i].what,
               pg_ds_status_text(status), pg_ds_status_text(faults[i].status));
         if (me == 0 && pg_world.node_of[target] != pg_world.node) {
-            pg_ds_send_raw(pg_world.node_of[target], message, faults[i].len);
+            pg_pipe_send_raw(pg_world.node_of[target], message, faults[i].len);
             answered += faults[i].answers;
         }
     }
     if (answered) {
         /* The server answers every NACK and keeps serving: a normal get still works. */
-        for (int tries = 0; pg_ds_probes_rejected() < (unsigned long)answered && tries < 1000000;
+        for (int tries = 0; pg_pipe_probes_rejected() < (unsigned long)answered && tries < 1000000;
              tries++)
             ;
-        CHECK(pg_ds_probes_rejected() == (unsigned long)answered,
-              "%lu rejections came back, expected %d", pg_ds_probes_rejected(), answered);
+        CHECK(pg_pipe_probes_rejected() == (unsigned long)answered,
+              "%lu rejections came back, expected %d", pg_pipe_probes_rejected(), answered);
         long copy[GUARD_LONGS];
         shmem_long_get(copy, guard, GUARD_LONGS, target);
         for (int i = 0; i < GUARD_LONGS; i++)

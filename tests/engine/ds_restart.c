@@ -1,10 +1,10 @@
-/* pg_ds_restart: the pipeline reopened with other settings (buffer count and size) inside one
+/* pg_pipe_restart: the pipeline reopened with other settings (buffer count and size) inside one
  * job keeps moving every byte right. Per setting, each PE puts a 2-D strided pattern into the
  * next PE (guard bytes around and between rows checked), gets it back strided, puts and gets
  * it contiguously, and every PE accumulates into PE 0's counters (exact totals). On one node the
  * restart does nothing and the transfers are load/store. */
 #include "check.h"
-#include "dataserver/dataserver.h"
+#include "pipeline/pipeline.h"
 #include "onesided/onesided.h"
 #include "runtime/runtime.h"
 
@@ -97,7 +97,7 @@ int main(void)
     for (int i = 0; i < (int)(sizeof settings / sizeof settings[0]); i++) {
         pg_cfg.pipeline_buffers = settings[i].buffers;
         pg_cfg.pipeline_buffer_size = settings[i].size;
-        CHECK(pg_ds_restart() == 0, "pg_ds_restart with %lld x %lld", settings[i].buffers,
+        CHECK(pg_pipe_restart() == 0, "pg_pipe_restart with %lld x %lld", settings[i].buffers,
               settings[i].size);
         round_trip(region, counters, i + 1);
     }

@@ -2,13 +2,15 @@
 # netns-run.sh - run an MPI (MPICH hydra) job whose PEs sit on several emulated "nodes".
 #
 # Usage:
-#   tests/netns/netns-run.sh [-k] [-v] [-t] NODES PES_PER_NODE -- PROGRAM [ARGS...]
-#   tests/netns/netns-run.sh [-k] [-v] [-t] NODESxPES_PER_NODE -- PROGRAM [ARGS...]
+#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] NODES PES_PER_NODE -- PROGRAM [ARGS...]
+#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] NODESxPES_PER_NODE -- PROGRAM [ARGS...]
 #   tests/netns/netns-run.sh -C       # remove leftovers of runs that were SIGKILLed
 #
 #   -k  keep the run directory (node table, holder logs) in /tmp after the run and print its
 #       path; namespaces, links and processes are removed as always
 #   -v  verbose: print every setup step, every launch, the mpiexec command line, the cleanup
+#   -o  start the job with Open MPI's oshrun (its OSHMEM, for comparison runs) instead of
+#       MPICH's mpiexec: the same nodes, ranks in the same blocks, TCP/UCX kept on the veths
 #   -t  TCP between nodes: every node also gets its own IPC namespace, so UCX cannot use
 #       shared memory between nodes and MPI traffic between nodes goes over TCP on the veths
 #       (same as NETNS_TCP=1).  Beware: with MPICH 4.0.2 + UCX 1.13.1, TCP endpoints hang in
@@ -79,7 +81,7 @@ TAG="pgns$$"
 HEAD_NS="$TAG-head"
 
 usage() {
-    sed -n '3,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 msg() { echo "$ME: $*" >&2; }
@@ -144,9 +146,11 @@ main() {
     [[ $VERBOSE == 0 ]] || VERBOSE=1
     TCP=${NETNS_TCP:-0}
     [[ $TCP == 0 ]] || TCP=1
-    while getopts ":kvtCh" opt; do
+    OPENMPI=0
+    while getopts ":kvotCh" opt; do
         case $opt in
         k) KEEP=1 ;;
+        o) OPENMPI=1 ;;
         v) VERBOSE=1 ;;
         t) TCP=1 ;;
         C)
@@ -186,6 +190,7 @@ main() {
         exit 2
     fi
     MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+    ((OPENMPI)) && MPIEXEC=oshrun
 
     check_requirements
 
@@ -349,8 +354,17 @@ main() {
 
     HOSTS=
     for ((i = 0; i < NODES; i++)); do HOSTS+="${HOSTS:+,}$(node_addr $i):$PPN"; done
-    CMD=("$MPIEXEC" -launcher ssh -launcher-exec "$LAUNCHER" -iface "$BRIDGE"
-        -hosts "$HOSTS" -n "$NPROCS" "$@")
+    if ((OPENMPI)); then
+        # Open MPI's rsh launcher runs "AGENT HOST orted ..." like hydra's ssh launcher; its
+        # out-of-band and TCP traffic stays on the run's subnet. osc ^rdma: without it Open
+        # MPI 4.1 crashes in finalize here.
+        CMD=("$MPIEXEC" --allow-run-as-root --oversubscribe --mca plm_rsh_agent "$LAUNCHER"
+            --mca oob_tcp_if_include "$SUBNET.0/24" --mca btl_tcp_if_include "$SUBNET.0/24"
+            --mca osc ^rdma -H "$HOSTS" -np "$NPROCS" "$@")
+    else
+        CMD=("$MPIEXEC" -launcher ssh -launcher-exec "$LAUNCHER" -iface "$BRIDGE"
+            -hosts "$HOSTS" -n "$NPROCS" "$@")
+    fi
     vmsg "UCX_TLS=$UCX_TLS UCX_NET_DEVICES=$UCX_NET_DEVICES timeout=${TIMEOUT}s" \
         "between nodes: $( ((TCP)) && echo TCP || echo 'shared memory (IPC namespace shared)')"
     vmsg "+ ip netns exec $HEAD_NS ${CMD[*]}"

@@ -1,5 +1,5 @@
 /* Bringing the network path up and down: endpoints, address exchange, the server thread. */
-#include "ds_internal.h"
+#include "pipe_internal.h"
 
 #include "memory/memory.h"
 #include "runtime/runtime.h"
@@ -8,67 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RECV_BUFFER_MESSAGES 64
-
 static int network_up;
-
-size_t ds_message_bytes(size_t chunk)
-{
-    /* Header, the largest layout descriptor (8 stride levels), one chunk of data. */
-    return sizeof(struct pg_ds_header) + 8 * (2 + 2 * PG_MAX_STRIDE) + chunk;
-}
-
-size_t ds_max_message(void)
-{
-    return ds_message_bytes((size_t)pg_cfg.pipeline_buffer_size);
-}
-
-size_t ds_chunk_bytes(void)
-{
-    return (size_t)pg_cfg.pipeline_buffer_size / PG_ACC_MAX_ELEMENT * PG_ACC_MAX_ELEMENT;
-}
-
-void ds_pack_piece(char *region, char *packed, size_t n, void *arg)
-{
-    (void)arg;
-    memcpy(packed, region, n);
-}
-
-void ds_unpack_piece(char *region, char *packed, size_t n, void *arg)
-{
-    (void)arg;
-    memcpy(region, packed, n);
-}
-
-void ds_recv_open(struct pg_net_ep *ep, struct ds_recv_buffer *b, size_t size)
-{
-    size_t least = RECV_BUFFER_MESSAGES * ds_max_message();
-    b->size = size > least ? size : least;
-    b->data = malloc(b->size);
-    if (!b->data)
-        pg_fatal("shmem_init", "out of memory for %zu-byte receive buffers", b->size);
-    b->mr = pg_net_local_mr() ? pg_net_mr_reg(ep, b->data, b->size, FI_RECV) : NULL;
-    pg_net_post_multi_recv(ep, b->data, b->size, pg_net_mr_desc(b->mr), &b->ctx);
-}
-
-void ds_recv_repost(struct pg_net_ep *ep, void *context)
-{
-    struct ds_recv_buffer *b = context;
-    pg_net_post_multi_recv(ep, b->data, b->size, pg_net_mr_desc(b->mr), &b->ctx);
-}
-
-void ds_recv_close(struct ds_recv_buffer *b)
-{
-    pg_net_mr_close(b->mr);
-    free(b->data);
-    b->data = NULL;
-    b->mr = NULL;
-}
 
 struct names {
     char client[PG_NET_ADDR_MAX];
     char server[PG_NET_ADDR_MAX];
-    struct ds_region regions[PG_SEG_COUNT];
+    struct pg_ds_region regions[PG_SEG_COUNT];
     long long pipeline_buffers, pipeline_buffer_size;
 };
 
@@ -88,19 +33,19 @@ static void check_same_settings(const struct names *all)
 }
 
 /* Where my node's server leaves my segments' registrations for me: my internal symmetric
- * area, which it reaches by load/store. Allocated once per init (pg_ds_restart keeps it), at
+ * area, which it reaches by load/store. Allocated once per init (pg_pipe_restart keeps it), at
  * the same offset on every PE. */
-static struct ds_region *my_regions;
+static struct pg_ds_region *my_regions;
 
 static void publish_regions(void)
 {
     size_t at = (size_t)((char *)my_regions - pg_segments[PG_SEG_HEAP].base);
     for (int i = 0; i < pg_world.local_size; i++) {
         int pe = pg_world.local_pes[i];
-        struct ds_region *theirs =
-            (struct ds_region *)(pg_segments[PG_SEG_HEAP].peer_base[pe] + at);
+        struct pg_ds_region *theirs =
+            (struct pg_ds_region *)(pg_segments[PG_SEG_HEAP].peer_base[pe] + at);
         for (int seg = 0; seg < PG_SEG_COUNT; seg++)
-            theirs[seg] = ds_server_region(pe, seg);
+            theirs[seg] = pg_ds_server_region(pe, seg);
     }
 }
 
@@ -111,10 +56,10 @@ static void open_endpoints(void)
     if (pg_cfg.pipeline_buffers < 1 || pg_cfg.pipeline_buffer_size < 64)
         pg_fatal("shmem_init", "PANGEA_PIPELINE_BUFFERS must be at least 1 and "
                                "PANGEA_PIPELINE_BUFFER_SIZE at least 64 bytes");
-    ds_client_open();
+    pipe_client_open();
     int leader = pg_world.local_rank == 0;
     if (leader) {
-        ds_server_open();
+        pg_ds_server_open(pipe_client_credit_bytes());
         publish_regions();
     }
     pg_boot_node_barrier();
@@ -123,8 +68,8 @@ static void open_endpoints(void)
     memcpy(mine.regions, my_regions, sizeof mine.regions);
     mine.pipeline_buffers = pg_cfg.pipeline_buffers;
     mine.pipeline_buffer_size = pg_cfg.pipeline_buffer_size;
-    if (!pg_net_ep_name(ds_client_ep(), mine.client) ||
-        (leader && !pg_net_ep_name(ds_server_ep(), mine.server)))
+    if (!pg_net_ep_name(pg_pipe_ep(), mine.client) ||
+        (leader && !pg_net_ep_name(pg_ds_server_ep(), mine.server)))
         pg_fatal("shmem_init", "endpoint address longer than %d bytes", PG_NET_ADDR_MAX);
     struct names *all = malloc((size_t)pg_world.npes * sizeof *all);
     if (!all)
@@ -133,12 +78,12 @@ static void open_endpoints(void)
     check_same_settings(all);
     for (int pe = 0; pe < pg_world.npes; pe++) {
         if (pg_world.local_of[pe] == 0)
-            ds_client_connect(pg_world.node_of[pe], all[pe].server);
+            pipe_client_connect(pg_world.node_of[pe], all[pe].server);
         for (int seg = 0; seg < PG_SEG_COUNT; seg++)
-            ds_client_set_region(pe, seg, &all[pe].regions[seg]);
+            pipe_client_set_region(pe, seg, &all[pe].regions[seg]);
     }
     if (leader)
-        ds_server_start(all[0].client, sizeof *all);
+        pg_ds_server_start(all[0].client, sizeof *all);
     free(all);
     network_up = 1;
     pg_boot_barrier(); /* every server is listening before anyone sends */
@@ -147,22 +92,25 @@ static void open_endpoints(void)
 /* Every PE has quieted and passed a barrier: no request is in flight anywhere. */
 static void close_endpoints(void)
 {
-    if (pg_world.local_rank == 0)
-        ds_server_stop();
-    ds_client_close();
+    if (pg_world.local_rank == 0) {
+        struct pg_ds_header stop = {
+            .version = PG_DS_PROTOCOL_VERSION, .type = PG_DS_STOP, .source = (uint32_t)pg_world.me};
+        pg_pipe_send_raw(pg_world.node, &stop, sizeof stop);
+        pg_ds_server_stop();
+    }
+    pipe_client_close();
     network_up = 0;
 }
 
-int pg_ds_init(void)
+int pg_pipe_init(void)
 {
-    pg_acc_locks_init();
     if (pg_world.nnodes == 1)
         return 0; /* every PE is reached by load/store */
     /* Messages up to the largest chunk pangea-tune tries stay eager after a restart. */
     size_t largest = (size_t)pg_cfg.pipeline_buffer_size > PG_DS_LARGEST_TUNED_CHUNK
                          ? (size_t)pg_cfg.pipeline_buffer_size
                          : PG_DS_LARGEST_TUNED_CHUNK;
-    if (pg_net_init(ds_message_bytes(largest)) != 0)
+    if (pg_net_init(pg_ds_message_bytes(largest)) != 0)
         return -1;
     pg_config_check_provider(pg_net_provider());
     my_regions = pg_mem_internal_alloc(PG_SEG_COUNT * sizeof *my_regions);
@@ -170,11 +118,11 @@ int pg_ds_init(void)
     return 0;
 }
 
-void pg_ds_fini(void)
+void pg_pipe_fini(void)
 {
     if (!network_up)
         return;
-    pg_ds_quiet(NULL);
+    pg_pipe_quiet(NULL);
     /* Requests in flight may be in any server's queue until every PE has quieted; only a
      * barrier that does not travel through the servers can tell. Without MPI (the program
      * finalized it first) the servers stay up until the process exits. */
@@ -185,11 +133,11 @@ void pg_ds_fini(void)
     my_regions = NULL; /* the internal area is reset with the heap */
 }
 
-int pg_ds_restart(void)
+int pg_pipe_restart(void)
 {
     if (!network_up)
         return 0; /* one node: the pipeline settings are not used */
-    pg_ds_quiet(NULL);
+    pg_pipe_quiet(NULL);
     pg_boot_barrier();
     close_endpoints();
     open_endpoints();

@@ -1,4 +1,4 @@
-/* The client half: requests to the data server of the target's node, and their replies.
+/* The engine: requests to the data server of the target's node, and their replies.
  *
  * The pipeline: a transfer is cut into chunks of at most PANGEA_PIPELINE_BUFFER_SIZE data
  * bytes. Each chunk is packed (strided and vector data gathered) into a block carved from one
@@ -13,7 +13,7 @@
  * Contiguous puts and gets of PANGEA_DIRECT_RMA_THRESHOLD bytes or more skip the copies: one
  * RMA between the caller's buffer and the target's memory, as registered by its node's
  * server, when the provider offers RMA. */
-#include "ds_internal.h"
+#include "pipe_internal.h"
 
 #include "memory/memory.h"
 #include "runtime/runtime.h"
@@ -65,18 +65,18 @@ static struct {
     char *region;                           /* the send region */
     struct pg_net_mr *region_mr;            /* when local buffers must be registered */
     struct pg_net_mr *own_mr[PG_SEG_COUNT]; /* my segments, as RMA buffers (idem) */
-    struct ds_region *regions;              /* [npes * PG_SEG_COUNT] direct RMA targets */
+    struct pg_ds_region *regions;           /* [npes * PG_SEG_COUNT] direct RMA targets */
     size_t region_size, oldest, next, wrap_at;
     size_t chunk;         /* data bytes per message, a multiple of PG_ACC_MAX_ELEMENT */
     size_t window;        /* get bytes per request */
     size_t credit_bytes;  /* receive space of a server one PE may hold */
     size_t get_in_flight; /* get bytes requested and not yet arrived */
-    struct ds_recv_buffer recv[2];
+    struct pg_ds_recv_buffer recv[2];
     uint64_t next_seq;
-    struct pg_ds_completion all; /* every context's acknowledgements */
-    int *requests;               /* [nnodes] requests awaiting a reply */
-    uint16_t *order;             /* [nnodes] the number of my next ordered request there */
-    size_t *credit_used;         /* [nnodes] */
+    struct pg_pipe_completion all; /* every context's acknowledgements */
+    int *requests;                 /* [nnodes] requests awaiting a reply */
+    uint16_t *order;               /* [nnodes] the number of my next ordered request there */
+    size_t *credit_used;           /* [nnodes] */
     struct pending *pending;
     unsigned long probes_rejected;
 } c = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -95,7 +95,7 @@ static void get_arrived(struct pending *p, const struct pg_ds_header *h, size_t 
         memcpy(p->base + h->position, data, h->length);
     } else if (p->shape) {
         pg_ds_walk(p->base, p->shape->levels, p->shape->count, p->shape->dst_stride, h->position,
-                   h->length, data, ds_unpack_piece, NULL);
+                   h->length, data, pg_ds_unpack_piece, NULL);
     } else {
         for (size_t i = 0; i < h->length / p->piece_bytes; i++)
             memcpy(p->pieces[i], data + i * p->piece_bytes, p->piece_bytes);
@@ -110,7 +110,7 @@ static void get_arrived(struct pending *p, const struct pg_ds_header *h, size_t 
 static void acknowledged_by(const struct pg_ds_header *h)
 {
     if (h->cookie)
-        __atomic_fetch_sub(&((struct pg_ds_completion *)(uintptr_t)h->cookie)->acks_due, 1,
+        __atomic_fetch_sub(&((struct pg_pipe_completion *)(uintptr_t)h->cookie)->acks_due, 1,
                            __ATOMIC_RELEASE);
     __atomic_fetch_sub(&c.all.acks_due, 1, __ATOMIC_RELEASE);
 }
@@ -195,7 +195,7 @@ static void progress(void)
         if (e->len >= sizeof(struct pg_ds_header))
             handle_reply(e->buf, e->len);
         if (e->buffer_done)
-            ds_recv_repost(c.ep, e->context);
+            pg_ds_recv_repost(c.ep, e->context);
     }
 }
 
@@ -310,8 +310,8 @@ static size_t shape_bytes(const struct pg_strided *shape)
 }
 
 /* Counts an operation awaiting acknowledgement: in its record (none: NULL) and in all. */
-/* Atomic, though the lock is held: pg_ds_quiet reads the counts without it. */
-static void count_ack_due(struct pg_ds_completion *cc)
+/* Atomic, though the lock is held: pg_pipe_quiet reads the counts without it. */
+static void count_ack_due(struct pg_pipe_completion *cc)
 {
     if (cc)
         __atomic_fetch_add(&cc->acks_due, 1, __ATOMIC_RELAXED);
@@ -319,7 +319,7 @@ static void count_ack_due(struct pg_ds_completion *cc)
 }
 
 /* Puts and accumulates: every chunk is one message, acknowledged on its own. */
-static void send_shaped(struct pg_ds_completion *cc, int pe, struct pg_ds_header *proto,
+static void send_shaped(struct pg_pipe_completion *cc, int pe, struct pg_ds_header *proto,
                         const void *src, const struct pg_strided *shape)
 {
     size_t total = shape_bytes(shape);
@@ -340,7 +340,7 @@ static void send_shaped(struct pg_ds_completion *cc, int pe, struct pg_ds_header
         h.cookie = (uint64_t)(uintptr_t)cc;
         memcpy(b->data + sizeof h, desc, desc_bytes);
         pg_ds_walk((char *)src, shape->levels, shape->count, shape->src_stride, position, n,
-                   b->data + sizeof h + desc_bytes, ds_pack_piece, NULL);
+                   b->data + sizeof h + desc_bytes, pg_ds_pack_piece, NULL);
         h.seq = c.next_seq++;
         count_ack_due(cc);
         send_block(pe, b, &h, sizeof h + desc_bytes + n);
@@ -387,7 +387,7 @@ static void *local_desc(void *buf, size_t len, struct pg_net_mr **temporary)
 static void direct(int write, int pe, int seg, size_t offset, void *buf, size_t len)
 {
     int node = pg_world.node_of[pe];
-    const struct ds_region *r = &c.regions[pe * PG_SEG_COUNT + seg];
+    const struct pg_ds_region *r = &c.regions[pe * PG_SEG_COUNT + seg];
     pthread_mutex_lock(&c.lock);
     if (!node_drained(&node))
         wait_until(node_drained, &node);
@@ -406,8 +406,8 @@ static void direct(int write, int pe, int seg, size_t offset, void *buf, size_t 
     pg_net_mr_close(temporary);
 }
 
-void pg_ds_put(struct pg_ds_completion *cc, int pe, int seg, size_t offset, const void *src,
-               const struct pg_strided *shape)
+void pg_pipe_put(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, const void *src,
+                 const struct pg_strided *shape)
 {
     if (direct_worthwhile(pe, seg, shape)) {
         direct(1, pe, seg, offset, (void *)src, shape->count[0]);
@@ -417,8 +417,9 @@ void pg_ds_put(struct pg_ds_completion *cc, int pe, int seg, size_t offset, cons
     send_shaped(cc, pe, &h, src, shape);
 }
 
-void pg_ds_acc(struct pg_ds_completion *cc, int pe, int seg, size_t offset, enum pg_acc_type type,
-               const void *scale, const void *src, const struct pg_strided *shape)
+void pg_pipe_acc(struct pg_pipe_completion *cc, int pe, int seg, size_t offset,
+                 enum pg_acc_type type, const void *scale, const void *src,
+                 const struct pg_strided *shape)
 {
     struct pg_ds_header h = {
         .type = PG_DS_ACC, .segment = (uint8_t)seg, .op = (uint8_t)type, .offset = offset};
@@ -470,7 +471,7 @@ static void request_get(int pe, struct pending *p, struct pg_ds_header *h, const
 /* Sends a get's requests, one per window: for a call that waits for them, or with call NULL
  * counted in cc and completed by the replies alone (contiguous only: the shape is not kept).
  * Lock held. */
-static void request_windows(struct pg_ds_completion *cc, struct call *call, int pe, int seg,
+static void request_windows(struct pg_pipe_completion *cc, struct call *call, int pe, int seg,
                             size_t offset, void *dest, const struct pg_strided *shape)
 {
     size_t total = shape_bytes(shape);
@@ -495,8 +496,8 @@ static void request_windows(struct pg_ds_completion *cc, struct call *call, int 
     }
 }
 
-void pg_ds_get_nbi(struct pg_ds_completion *cc, int pe, int seg, size_t offset, void *dest,
-                   size_t len)
+void pg_pipe_get_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, void *dest,
+                     size_t len)
 {
     struct pg_strided contiguous = {.count = {len}};
     if (direct_worthwhile(pe, seg, &contiguous)) {
@@ -508,7 +509,7 @@ void pg_ds_get_nbi(struct pg_ds_completion *cc, int pe, int seg, size_t offset, 
     pthread_mutex_unlock(&c.lock);
 }
 
-void pg_ds_get(int pe, int seg, size_t offset, void *dest, const struct pg_strided *shape)
+void pg_pipe_get(int pe, int seg, size_t offset, void *dest, const struct pg_strided *shape)
 {
     if (direct_worthwhile(pe, seg, shape)) {
         direct(0, pe, seg, offset, dest, shape->count[0]);
@@ -529,7 +530,7 @@ static size_t vector_batch(size_t bytes, size_t chunk)
     return k < VECTOR_BATCH_MAX ? k : VECTOR_BATCH_MAX;
 }
 
-static void send_vector(struct pg_ds_completion *cc, int pe, struct pg_ds_header *proto,
+static void send_vector(struct pg_pipe_completion *cc, int pe, struct pg_ds_header *proto,
                         const uint64_t *remote, void *const *local, size_t count, size_t bytes)
 {
     size_t batch = vector_batch(bytes, c.chunk);
@@ -564,8 +565,8 @@ static int batchable(size_t bytes)
     return vector_batch(bytes, c.chunk) >= 2;
 }
 
-void pg_ds_put_vector(struct pg_ds_completion *cc, int pe, int seg, const uint64_t *remote,
-                      void *const *local, size_t count, size_t bytes)
+void pg_pipe_put_vector(struct pg_pipe_completion *cc, int pe, int seg, const uint64_t *remote,
+                        void *const *local, size_t count, size_t bytes)
 {
     struct pg_ds_header h = {.type = PG_DS_PUT, .segment = (uint8_t)seg};
     if (batchable(bytes)) {
@@ -574,12 +575,12 @@ void pg_ds_put_vector(struct pg_ds_completion *cc, int pe, int seg, const uint64
     }
     struct pg_strided piece = {.count = {bytes}};
     for (size_t i = 0; i < count; i++)
-        pg_ds_put(cc, pe, seg, remote[i], local[i], &piece);
+        pg_pipe_put(cc, pe, seg, remote[i], local[i], &piece);
 }
 
-void pg_ds_acc_vector(struct pg_ds_completion *cc, int pe, int seg, const uint64_t *remote,
-                      void *const *local, size_t count, size_t bytes, enum pg_acc_type type,
-                      const void *scale)
+void pg_pipe_acc_vector(struct pg_pipe_completion *cc, int pe, int seg, const uint64_t *remote,
+                        void *const *local, size_t count, size_t bytes, enum pg_acc_type type,
+                        const void *scale)
 {
     struct pg_ds_header h = {.type = PG_DS_ACC, .segment = (uint8_t)seg, .op = (uint8_t)type};
     memcpy(h.scale, scale, pg_acc_type_size(type));
@@ -589,16 +590,16 @@ void pg_ds_acc_vector(struct pg_ds_completion *cc, int pe, int seg, const uint64
     }
     struct pg_strided piece = {.count = {bytes}};
     for (size_t i = 0; i < count; i++)
-        pg_ds_acc(cc, pe, seg, remote[i], type, scale, local[i], &piece);
+        pg_pipe_acc(cc, pe, seg, remote[i], type, scale, local[i], &piece);
 }
 
-void pg_ds_get_vector(int pe, int seg, const uint64_t *remote, void *const *local, size_t count,
-                      size_t bytes)
+void pg_pipe_get_vector(int pe, int seg, const uint64_t *remote, void *const *local, size_t count,
+                        size_t bytes)
 {
     if (!batchable(bytes)) {
         struct pg_strided piece = {.count = {bytes}};
         for (size_t i = 0; i < count; i++)
-            pg_ds_get(pe, seg, remote[i], local[i], &piece);
+            pg_pipe_get(pe, seg, remote[i], local[i], &piece);
         return;
     }
     size_t batch = vector_batch(bytes, c.chunk);
@@ -628,8 +629,8 @@ static int amo_done(const void *arg)
     return ((const struct call *)arg)->done;
 }
 
-uint64_t pg_ds_amo(struct pg_ds_completion *cc, int pe, int seg, size_t offset, int op,
-                   size_t width, uint64_t value, uint64_t compare, int fetch)
+uint64_t pg_pipe_amo(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, int op,
+                     size_t width, uint64_t value, uint64_t compare, int fetch)
 {
     pthread_mutex_lock(&c.lock);
     struct pg_ds_header h = {.type = PG_DS_AMO,
@@ -659,11 +660,11 @@ uint64_t pg_ds_amo(struct pg_ds_completion *cc, int pe, int seg, size_t offset, 
 
 static int acknowledged(const void *arg)
 {
-    return __atomic_load_n(&((const struct pg_ds_completion *)arg)->acks_due, __ATOMIC_RELAXED) ==
+    return __atomic_load_n(&((const struct pg_pipe_completion *)arg)->acks_due, __ATOMIC_RELAXED) ==
            0;
 }
 
-void pg_ds_quiet(struct pg_ds_completion *cc)
+void pg_pipe_quiet(struct pg_pipe_completion *cc)
 {
     if (!cc)
         cc = &c.all;
@@ -674,11 +675,11 @@ void pg_ds_quiet(struct pg_ds_completion *cc)
     pthread_mutex_unlock(&c.lock);
 }
 
-void pg_ds_send_raw(int node, const void *bytes, size_t len)
+void pg_pipe_send_raw(int node, const void *bytes, size_t len)
 {
     pthread_mutex_lock(&c.lock);
-    if (len > ds_max_message())
-        len = ds_max_message();
+    if (len > pg_ds_max_message())
+        len = pg_ds_max_message();
     uint32_t credit;
     struct block *b = take_block(node, len, &credit);
     /* A probe is answered (NACK) or not at all: its credit is not counted. */
@@ -692,16 +693,18 @@ void pg_ds_send_raw(int node, const void *bytes, size_t len)
 }
 
 /* Driven from every wait loop: replies are read and queued sends leave even while a PE waits
- * on its own memory (a barrier flag, wait_until). Skipped when another thread holds the lock. */
+ * on its own memory (a barrier flag, wait_until), and the hosting PE serves its node's
+ * requests. Skipped when another thread holds the lock. */
 static void progress_while_waiting(void)
 {
+    pg_ds_server_help();
     if (pthread_mutex_trylock(&c.lock) != 0)
         return;
     progress();
     pthread_mutex_unlock(&c.lock);
 }
 
-unsigned long pg_ds_probes_rejected(void)
+unsigned long pg_pipe_probes_rejected(void)
 {
     pthread_mutex_lock(&c.lock);
     progress();
@@ -710,7 +713,7 @@ unsigned long pg_ds_probes_rejected(void)
     return n;
 }
 
-size_t ds_client_credit_bytes(void)
+size_t pipe_client_credit_bytes(void)
 {
     return c.credit_bytes;
 }
@@ -722,17 +725,17 @@ static size_t reply_space(void)
                                    (sizeof(struct pg_ds_header) + MESSAGE_SLACK));
 }
 
-void ds_client_open(void)
+void pipe_client_open(void)
 {
-    c.chunk = ds_chunk_bytes();
-    size_t message = sizeof(struct block) + ds_max_message() + BLOCK_ALIGN;
+    c.chunk = pg_ds_chunk_bytes();
+    size_t message = sizeof(struct block) + pg_ds_max_message() + BLOCK_ALIGN;
     /* aligned_alloc wants a multiple of the alignment. */
     c.region_size =
         ((size_t)pg_cfg.pipeline_buffers * message + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1);
     c.window = c.region_size / 2 > c.chunk ? c.region_size / 2 / c.chunk * c.chunk : c.chunk;
     /* Each server reserves this much receive space for each PE of another node. */
     c.credit_bytes = c.region_size + REQUESTS_PER_SERVER * MESSAGE_SLACK;
-    c.ep = pg_net_ep_open("client", ds_max_message());
+    c.ep = pg_net_ep_open("client", pg_ds_max_message());
     c.region = aligned_alloc(BLOCK_ALIGN, c.region_size);
     c.pending = calloc(PENDING_SLOTS, sizeof *c.pending);
     c.requests = calloc((size_t)pg_world.nnodes, sizeof(int));
@@ -752,7 +755,7 @@ void ds_client_open(void)
                                               FI_READ | FI_WRITE);
     }
     for (int i = 0; i < 2; i++)
-        ds_recv_open(c.ep, &c.recv[i], reply_space());
+        pg_ds_recv_open(c.ep, &c.recv[i], reply_space());
     c.next_seq = 0;
     c.all.acks_due = 0;
     c.oldest = c.next = 0;
@@ -761,17 +764,17 @@ void ds_client_open(void)
     pg_wait_progress = progress_while_waiting;
 }
 
-struct pg_net_ep *ds_client_ep(void)
+struct pg_net_ep *pg_pipe_ep(void)
 {
     return c.ep;
 }
 
-void ds_client_connect(int node, const void *server_name)
+void pipe_client_connect(int node, const void *server_name)
 {
     c.server[node] = pg_net_av_insert(c.ep, server_name);
 }
 
-void ds_client_set_region(int pe, int seg, const struct ds_region *region)
+void pipe_client_set_region(int pe, int seg, const struct pg_ds_region *region)
 {
     c.regions[pe * PG_SEG_COUNT + seg] = *region;
 }
@@ -782,14 +785,14 @@ static int region_idle(const void *arg)
     return c.oldest == c.next;
 }
 
-void ds_client_close(void)
+void pipe_client_close(void)
 {
     pg_wait_progress = NULL;
     pthread_mutex_lock(&c.lock);
     wait_until(region_idle, NULL); /* the last sends finish before their blocks go */
     pthread_mutex_unlock(&c.lock);
     for (int i = 0; i < 2; i++)
-        ds_recv_close(&c.recv[i]);
+        pg_ds_recv_close(&c.recv[i]);
     pg_net_mr_close(c.region_mr);
     for (int seg = 0; seg < PG_SEG_COUNT; seg++)
         pg_net_mr_close(c.own_mr[seg]);

@@ -1,0 +1,65 @@
+/* pipeline: the client side of the network path. Every off-node operation of a PE is a
+ * request to the data server of the target's node (src/dataserver), sent from this PE's own
+ * endpoint; transfers move in chunks through a ring of send buffers under credits (client.c
+ * tells how). This module also brings the network path up and down: endpoints, the address
+ * exchange and each node's server. */
+#ifndef PG_PIPELINE_H
+#define PG_PIPELINE_H
+
+#include "dataserver/dataserver.h"
+
+/* Opens the endpoints, exchanges addresses (O(nnodes + npes) per PE), starts the server on
+ * node-local rank 0. Collective. */
+int pg_pipe_init(void);
+void pg_pipe_fini(void);
+/* Reopens the endpoints, the server and the pipeline with the current pg_cfg (buffer count
+ * and size, server spin): quiets everything, closes and reopens with a barrier on each side.
+ * Collective over all PEs, with no other thread in the library; for pangea-tune, which
+ * compares settings within one job. Returns 0. */
+int pg_pipe_restart(void);
+
+/* Requests. seg/offset locate the remote object (see pg_mem_locate) on pe's node.
+ *
+ * Order: every request of mine to one node (puts, gets, accumulates, AMOs, direct RMA) is
+ * applied there in the order I issued it.
+ *
+ * Completion: puts, accumulates and non-fetching AMOs count in the completion record they are
+ * issued with (a context's, or NULL for none) and in an overall record; pg_pipe_quiet waits for
+ * one record or, with NULL, for all. Non-blocking gets count there too.
+ * Transfers return when the local buffer may be reused (puts, accumulates) or holds the data
+ * (gets). Shaped transfers take a pg_strided whose src side is local for puts and remote for
+ * gets; levels 0 is a contiguous transfer of count[0] bytes. */
+struct pg_pipe_completion {
+    uint64_t acks_due;
+};
+void pg_pipe_put(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, const void *src,
+                 const struct pg_strided *shape);
+void pg_pipe_acc(struct pg_pipe_completion *cc, int pe, int seg, size_t offset,
+                 enum pg_acc_type type, const void *scale, const void *src,
+                 const struct pg_strided *shape);
+void pg_pipe_get(int pe, int seg, size_t offset, void *dest, const struct pg_strided *shape);
+/* A contiguous get that returns at once; the data is in dest once pg_pipe_quiet(cc) returns. */
+void pg_pipe_get_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, void *dest,
+                     size_t len);
+/* Vectors: count pieces of `bytes` bytes; local[i] is my buffer, remote[i] the offset of the
+ * piece in segment seg of pe. */
+void pg_pipe_put_vector(struct pg_pipe_completion *cc, int pe, int seg, const uint64_t *remote,
+                        void *const *local, size_t count, size_t bytes);
+void pg_pipe_acc_vector(struct pg_pipe_completion *cc, int pe, int seg, const uint64_t *remote,
+                        void *const *local, size_t count, size_t bytes, enum pg_acc_type type,
+                        const void *scale);
+void pg_pipe_get_vector(int pe, int seg, const uint64_t *remote, void *const *local, size_t count,
+                        size_t bytes);
+uint64_t pg_pipe_amo(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, int op,
+                     size_t width, uint64_t value, uint64_t compare, int fetch);
+void pg_pipe_quiet(struct pg_pipe_completion *cc);
+
+/* Sends raw bytes to a node's server (fault-injection tests). A rejected message whose seq
+ * has PG_DS_PROBE set is counted, not fatal. */
+void pg_pipe_send_raw(int node, const void *bytes, size_t len);
+unsigned long pg_pipe_probes_rejected(void);
+
+/* This PE's endpoint (pangea-tune measures memory registration on it). */
+struct pg_net_ep *pg_pipe_ep(void);
+
+#endif
