@@ -25,9 +25,10 @@ uint64_t *pg_coll_sizes(const struct pangea_team *team);
 char *pg_coll_slot(const struct pangea_team *team, int sender);
 extern size_t pg_coll_slot_size;
 
-/* Bytes of the largest cache of this PE's core (normally the last level, which the node's
- * cores share), 0 when unknown. */
-extern size_t pg_coll_cache_size;
+/* Alltoall blocks to a node's PEs that add up to this many bytes are copied past the cache
+ * (PANGEA_COLL_STREAM, by default the largest cache of this PE's core, normally the last level
+ * the node's cores share); 0 when unknown: never. */
+extern size_t pg_coll_stream_bytes;
 
 /* The context the collectives' own transfers use. */
 extern struct pangea_ctx pg_coll_ctx;

@@ -473,7 +473,7 @@ void pg_coll_alltoalls(struct pangea_team *team, void *dest, const void *source,
          * allocate in it only evict the sources still to be read, and cost a read of every
          * dest line first: at 8 PEs on 2 cores with 32 MiB, from 512 KiB blocks on. */
         size_t node_writes = (size_t)team->nlocal * (size_t)team->size * b.elem;
-        b.stream = pg_coll_cache_size > 0 && node_writes >= pg_coll_cache_size;
+        b.stream = pg_coll_stream_bytes > 0 && node_writes >= pg_coll_stream_bytes;
     }
     if (two_level(team))
         alltoall_nodes(team, &b);

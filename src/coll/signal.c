@@ -15,7 +15,7 @@
 
 struct pangea_ctx pg_coll_ctx;
 size_t pg_coll_slot_size;
-size_t pg_coll_cache_size;
+size_t pg_coll_stream_bytes;
 static char *channels; /* PG_COLL_CHANNELS channel states, channel_stride bytes apart */
 static size_t channel_stride;
 static char *slots;        /* [channel][sender PE]: pg_coll_slot_size bytes each */
@@ -54,7 +54,7 @@ static size_t largest_cache(void)
 
 int pg_coll_init(void)
 {
-    pg_coll_cache_size = largest_cache();
+    pg_coll_stream_bytes = pg_cfg.coll_stream ? (size_t)pg_cfg.coll_stream : largest_cache();
     size_t npes = (size_t)pg_world.npes;
     /* A new segment is zero-filled, so the flags start at 0 without a racy reset. Each
      * channel holds the flags, then the collect sizes, npes words each. */

@@ -46,6 +46,9 @@
     X(coll_reduce_split, SIZE, "PANGEA_COLL_REDUCE_SPLIT", "4K",                               \
       "Reductions of more bytes are split: each PE reduces 1/n of the elements and sends "     \
       "its part to all (reduce-scatter + allgather); smaller ones every PE reduces whole")     \
+    X(coll_stream, SIZE, "PANGEA_COLL_STREAM", "0",                                            \
+      "An alltoall whose blocks to a node's PEs add up to at least this many bytes copies "    \
+      "them past the cache (0: the size of the machine's largest cache, read at startup)")     \
     X(armci_group_heap, SIZE, "PANGEA_ARMCI_GROUP_HEAP", "32M",                                \
       "Bytes of the symmetric heap ARMCI_Init sets aside for ARMCI_Malloc_group over a "       \
       "subset of the processes (at most a quarter of the heap)")
