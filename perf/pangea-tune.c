@@ -118,14 +118,14 @@ static double best_us(void (*op)(void *), void *arg, int samples)
 }
 
 /* Rounds of a comparison: each measures every candidate once, in the same order. At least
- * two, at most 4 (--quick) or MAX_ROUNDS, and no new one once the step has run for 8 s
+ * two, at most 4 (--quick) or MAX_ROUNDS, and no new one once the step has run for 5 s
  * (--quick) or 2 minutes: on a busy machine --quick stays within its minute. PE 0 decides for
  * every PE, as a round may reopen the pipeline (collective). */
 static int another_round(int done, double step_started_us)
 {
     static int go; /* symmetric, for the broadcast */
     if (me == 0) {
-        double budget_us = opt.quick ? 8e6 : 120e6;
+        double budget_us = opt.quick ? 5e6 : 120e6;
         go = done < (opt.quick ? 4 : MAX_ROUNDS) &&
              (done < 2 || now_us() - step_started_us < budget_us);
     }
@@ -408,22 +408,28 @@ static size_t stream_chunks(size_t size)
     return chunks < 4 ? 4 : chunks;
 }
 
-/* Transmission per chunk size, in rounds that each visit every size: one chunk alone (a
- * contiguous put + quiet, the cycle of one credit) and one chunk of a strided stream (a put
- * of n chunks less a put of one, each its fastest round, over n - 1: the slowest stage, the
- * fixed costs of each message overlapped by its neighbours'). PE 0 keeps the results. */
-static void measure_transmission(struct pg_tune_sample *samples, int count, double ack_us)
+/* Round trips, in rounds that each visit every chunk size with its own pipeline settings, so
+ * that they spread over the step: an 8-byte put + quiet (twice the acknowledgement delay),
+ * one chunk alone (a contiguous put + quiet, the cycle of one credit) and one chunk of a
+ * strided stream (a put of n chunks less a put of one, each its fastest round, over n - 1:
+ * the slowest stage, the fixed costs of each message overlapped by its neighbours'). PE 0
+ * keeps the results in samples and *ack_us, and the round trips of one chunk alone in
+ * round_trip[size][fastest, median]. */
+static void measure_round_trips(struct pg_tune_sample *samples, int count, double *ack_us,
+                                double round_trip[][2])
 {
-    double alone[MAX_SAMPLES][MAX_ROUNDS], first[MAX_SAMPLES][MAX_ROUNDS],
-        all[MAX_SAMPLES][MAX_ROUNDS];
+    double ack[MAX_SAMPLES * MAX_ROUNDS], alone[MAX_SAMPLES][MAX_ROUNDS],
+        first[MAX_SAMPLES][MAX_ROUNDS], all[MAX_SAMPLES][MAX_ROUNDS];
     int rounds = 0;
     for (double started = now_us(); another_round(rounds, started); rounds++) {
         for (int i = 0; i < count; i++) {
             size_t size = samples[i].size;
             use_settings((struct settings){stream_buffers(size), (long long)size, 0});
             if (me == 0) {
-                struct transfer one = {PUT, 0, size}, one_strided = {PUT, 1, size},
+                struct transfer tiny = {PUT, 0, 8}, one = {PUT, 0, size},
+                                one_strided = {PUT, 1, size},
                                 stream = {PUT, 1, stream_chunks(size) * size};
+                ack[rounds * count + i] = best_us(transfer_quiet, &tiny, 3) / 2;
                 alone[i][rounds] = best_us(transfer_quiet, &one, 3);
                 first[i][rounds] = best_us(transfer_quiet, &one_strided, 3);
                 all[i][rounds] = best_us(transfer_quiet, &stream, 3);
@@ -432,19 +438,20 @@ static void measure_transmission(struct pg_tune_sample *samples, int count, doub
         }
         say("      round %d: %d sizes measured\n", rounds + 1, count);
     }
-    for (int i = 0; i < count && me == 0; i++) {
+    if (me != 0)
+        return;
+    *ack_us = least(ack, rounds * count);
+    say("      acknowledgement delay %.2f us (8-byte put + quiet round trip, halved)\n", *ack_us);
+    for (int i = 0; i < count; i++) {
         struct pg_tune_sample *s = &samples[i];
-        double round_trip = least(alone[i], rounds);
-        double transmit = round_trip - s->copy_contig - ack_us;
+        round_trip[i][0] = least(alone[i], rounds);
+        round_trip[i][1] = median_of(alone[i], rounds);
+        double transmit = round_trip[i][0] - s->copy_contig - *ack_us;
         s->transmit_us = transmit > 0.01 ? transmit : 0.01;
         double per_chunk = (least(all[i], rounds) - least(first[i], rounds)) /
                            (double)(stream_chunks(s->size) - 1);
         /* A stream goes no faster than its packing. */
         s->stream_us = per_chunk > s->copy_us ? per_chunk : s->copy_us;
-        say("      %6s: alone %9.2f us (put + quiet %.2f us, median %.2f); in a stream %9.2f us "
-            "(%.0f MB/s)\n",
-            size_text(s->size), s->transmit_us, round_trip, median_of(alone[i], rounds),
-            s->stream_us, (double)s->size / s->stream_us);
     }
 }
 
@@ -857,21 +864,20 @@ int main(int argc, char **argv)
                 provider);
         shmem_barrier_all();
 
-        struct settings pipeline_only = {2, MAX_CHUNK, 0};
-        use_settings(pipeline_only);
-        say("[%d/%d] acknowledgement delay (8-byte put + quiet round trip, halved)\n", ++step,
-            steps);
-        if (me == 0) {
-            struct transfer t = {PUT, 0, 8};
-            ack_us = best_us(transfer_quiet, &t, 9) / 2;
-            say("      %.2f us\n", ack_us);
-        }
-        shmem_barrier_all();
-
+        say("[%d/%d] round trips, in rounds over the chunk sizes: 8 bytes (the acknowledgement), "
+            "one chunk alone, a stream of chunks\n",
+            ++step, steps);
+        double round_trip[MAX_SAMPLES][2];
+        measure_round_trips(samples, count, &ack_us, round_trip);
         say("[%d/%d] transmission per chunk: alone (put + quiet, less copy and ack) and in a "
             "stream\n",
             ++step, steps);
-        measure_transmission(samples, count, ack_us);
+        for (int i = 0; i < count && me == 0; i++)
+            say("      %6s: alone %9.2f us (put + quiet %.2f us, median %.2f); in a stream "
+                "%9.2f us (%.0f MB/s)\n",
+                size_text(samples[i].size), samples[i].transmit_us, round_trip[i][0],
+                round_trip[i][1], samples[i].stream_us,
+                (double)samples[i].size / samples[i].stream_us);
         shmem_barrier_all();
         shmem_broadcastmem(SHMEM_TEAM_WORLD, samples, samples, sizeof samples, 0);
         shmem_broadcastmem(SHMEM_TEAM_WORLD, &ack_us, &ack_us, sizeof ack_us, 0);
