@@ -149,7 +149,7 @@ static double most(const double *values, int count)
     return m;
 }
 
-/* The median of a round's values, leaving them in place. */
+/* The median of a candidate's rounds, leaving them in place. */
 static double median_of(const double *values, int count)
 {
     double copy[MAX_ROUNDS];
