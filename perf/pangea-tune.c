@@ -35,7 +35,10 @@
 #define MAX_TRANSFER (4 << 20)
 #define REFERENCE (1 << 20) /* the settings are chosen for 1 MiB strided transfers */
 #define MAX_SAMPLES 16
-#define MAX_SWEEP_BUFFERS 6
+#define MAX_SWEEP_BUFFERS 7 /* the counts swept and the derived one */
+#define MAX_ROUNDS 6
+#define MAX_BENCH_SIZES 8
+#define STREAM_REGION (4 << 20) /* send region while a stream of chunks is measured */
 
 enum op { PUT, GET, ACC };
 static const char *const op_names[] = {"put", "get", "acc"};
@@ -85,7 +88,10 @@ static const char *size_text(size_t bytes)
 
 /* Microseconds of one call of op(arg): the fastest of `samples` batches, each of enough calls
  * to last at least 300 us (100 us with --quick). The fastest, not the median: on a shared
- * machine other processes only ever add time. */
+ * machine other processes only ever add time. Settings are compared over rounds that each
+ * measure every candidate once, in turn, so that a busy spell or a drift of the machine's
+ * load hits them alike and no single stretch of time decides: a candidate's value is its
+ * fastest round, and the median of its rounds is shown beside it as the noise. */
 static double best_us(void (*op)(void *), void *arg, int samples)
 {
     double budget = opt.quick ? 100 : 300, best = INFINITY;
@@ -108,6 +114,46 @@ static double best_us(void (*op)(void *), void *arg, int samples)
             best = per_call;
     }
     return best;
+}
+
+/* Rounds of a comparison: each measures every candidate once, in the same order. At least
+ * two, at most 4 (--quick) or MAX_ROUNDS, and no new one once the step has run for 5 s
+ * (--quick) or 2 minutes: on a busy machine --quick stays within its minute. PE 0 decides for
+ * every PE, as a round may reopen the pipeline (collective). */
+static int another_round(int done, double step_started_us)
+{
+    static int go; /* symmetric, for the broadcast */
+    if (me == 0) {
+        double budget_us = opt.quick ? 5e6 : 120e6;
+        go = done < (opt.quick ? 4 : MAX_ROUNDS) &&
+             (done < 2 || now_us() - step_started_us < budget_us);
+    }
+    shmem_broadcastmem(SHMEM_TEAM_WORLD, &go, &go, sizeof go, 0);
+    return go;
+}
+
+static double least(const double *values, int count)
+{
+    double m = values[0];
+    for (int i = 1; i < count; i++)
+        m = values[i] < m ? values[i] : m;
+    return m;
+}
+
+static double most(const double *values, int count)
+{
+    double m = values[0];
+    for (int i = 1; i < count; i++)
+        m = values[i] > m ? values[i] : m;
+    return m;
+}
+
+/* The median of a candidate's rounds, leaving them in place. */
+static double median_of(const double *values, int count)
+{
+    double copy[MAX_ROUNDS];
+    memcpy(copy, values, sizeof(double) * (size_t)count);
+    return pg_tune_median(copy, (size_t)count);
 }
 
 /* A transfer of `bytes` between PE 0's local buffer and PE 1's remote array: 2-D strided
@@ -150,13 +196,13 @@ static void transfer_quiet(void *arg)
     shmem_quiet();
 }
 
-/* MB/s (10^6 bytes) of a transfer, on PE 0; the other PEs wait in the barrier. */
+/* MB/s (10^6 bytes) of a transfer in one round, on PE 0; the other PEs wait in the barrier. */
 static double bandwidth(enum op op, int strided, size_t bytes)
 {
     double mbs = 0;
     if (me == 0) {
         struct transfer t = {op, strided, bytes};
-        mbs = (double)bytes / best_us(transfer_quiet, &t, opt.quick ? 4 : 9);
+        mbs = (double)bytes / best_us(transfer_quiet, &t, 3);
     }
     shmem_barrier_all();
     return mbs;
@@ -231,17 +277,38 @@ static const char *threshold_text(long long threshold)
 }
 
 /* Verifies the derived buffer count: the bandwidth of a 1 MiB strided put for a few buffer
- * counts at the chosen size, a quarter of it and four times it. A measured point more than 5%
- * faster than the derived one (within the region bound) replaces it. */
+ * counts (and the derived one) at the chosen size, half of it and twice it, the fastest of
+ * rounds that each visit every point. A point more than 5% faster than the derived one (within
+ * the region bound) replaces it. */
 static void verify_buffers(struct sweep *sw, struct pg_tune_choice *choice)
 {
     static const int counts_full[] = {1, 2, 4, 8, 16, 32}, counts_quick[] = {1, 2, 4, 8};
-    sw->nbuffers = opt.quick ? 4 : 6;
-    memcpy(sw->buffers, opt.quick ? counts_quick : counts_full, sizeof(int) * (size_t)sw->nbuffers);
-    size_t around[3] = {choice->buffer_size / 4, choice->buffer_size, choice->buffer_size * 4};
+    const int *counts = opt.quick ? counts_quick : counts_full;
+    int ncounts = opt.quick ? 4 : 6;
+    memcpy(sw->buffers, counts, sizeof(int) * (size_t)ncounts);
+    sw->nbuffers = ncounts;
+    int at = 0;
+    while (at < sw->nbuffers && sw->buffers[at] < choice->buffers)
+        at++;
+    if (at == sw->nbuffers || sw->buffers[at] != choice->buffers) {
+        memmove(&sw->buffers[at + 1], &sw->buffers[at], sizeof(int) * (size_t)(sw->nbuffers - at));
+        sw->buffers[at] = choice->buffers;
+        sw->nbuffers++;
+    }
+    size_t around[3] = {choice->buffer_size / 2, choice->buffer_size, choice->buffer_size * 2};
     for (int s = 0; s < 3; s++)
         if (around[s] >= 4096 && around[s] <= MAX_CHUNK)
             sw->sizes[sw->nsizes++] = around[s];
+    static double mbs[3][MAX_SWEEP_BUFFERS][MAX_ROUNDS];
+    int points = sw->nsizes * sw->nbuffers, rounds = 0;
+    for (double started = now_us(); another_round(rounds, started); rounds++) {
+        for (int s = 0; s < sw->nsizes; s++)
+            for (int b = 0; b < sw->nbuffers; b++) {
+                use_settings((struct settings){sw->buffers[b], (long long)sw->sizes[s], 0});
+                mbs[s][b][rounds] = bandwidth(PUT, 1, REFERENCE);
+            }
+        say("      round %d: %d settings measured\n", rounds + 1, points);
+    }
     /* static: symmetric, for the broadcast of PE 0's verdict */
     static struct {
         double best_mbs, derived_mbs;
@@ -249,13 +316,15 @@ static void verify_buffers(struct sweep *sw, struct pg_tune_choice *choice)
         int best_buffers;
     } verdict;
     verdict.best_mbs = 0;
-    int points = sw->nsizes * sw->nbuffers, point = 0;
     for (int s = 0; s < sw->nsizes; s++) {
         for (int b = 0; b < sw->nbuffers; b++) {
-            use_settings((struct settings){sw->buffers[b], (long long)sw->sizes[s], 0});
-            sw->put[s][b] = bandwidth(PUT, 1, REFERENCE);
-            say("      %6s x %2d: %8.1f MB/s  [%d/%d]\n", size_text(sw->sizes[s]), sw->buffers[b],
-                sw->put[s][b], ++point, points);
+            sw->put[s][b] = most(mbs[s][b], rounds);
+            int derived = sw->sizes[s] == choice->buffer_size && sw->buffers[b] == choice->buffers;
+            say("      %6s x %2d: %8.1f MB/s (median %8.1f)%s\n", size_text(sw->sizes[s]),
+                sw->buffers[b], sw->put[s][b], median_of(mbs[s][b], rounds),
+                derived ? "  <- derived" : "");
+            if (derived)
+                verdict.derived_mbs = sw->put[s][b];
             if (sw->put[s][b] > verdict.best_mbs &&
                 (size_t)sw->buffers[b] * sw->sizes[s] <= opt.region_max) {
                 verdict.best_mbs = sw->put[s][b];
@@ -264,64 +333,126 @@ static void verify_buffers(struct sweep *sw, struct pg_tune_choice *choice)
             }
         }
     }
-    use_settings((struct settings){choice->buffers, (long long)choice->buffer_size, 0});
-    verdict.derived_mbs = bandwidth(PUT, 1, REFERENCE);
     shmem_broadcastmem(SHMEM_TEAM_WORLD, &verdict, &verdict, sizeof verdict, 0);
-    say("      derived %s x %d: %.1f MB/s; best measured %s x %d: %.1f MB/s\n",
+    say("      derived %s x %d: %.1f MB/s; best measured %s x %d: %.1f MB/s (fastest of %d "
+        "rounds)\n",
         size_text(choice->buffer_size), choice->buffers, verdict.derived_mbs,
-        size_text(verdict.best_size), verdict.best_buffers, verdict.best_mbs);
-    if (verdict.best_mbs <= 1.05 * verdict.derived_mbs)
+        size_text(verdict.best_size), verdict.best_buffers, verdict.best_mbs, rounds);
+    if (verdict.best_mbs <= 1.05 * verdict.derived_mbs) {
+        say("      the derived setting is within 5%% of the best measured one: it stays\n");
         return;
-    /* One fast sample may be luck on a busy machine: the best point replaces the derived one
-     * only if it wins again in each of three alternating rematches. */
-    static int wins;
-    wins = 0;
-    for (int round = 0; round < 3; round++) {
-        use_settings((struct settings){verdict.best_buffers, (long long)verdict.best_size, 0});
-        double best = bandwidth(PUT, 1, REFERENCE);
-        use_settings((struct settings){choice->buffers, (long long)choice->buffer_size, 0});
-        wins += best > 1.05 * bandwidth(PUT, 1, REFERENCE);
     }
-    shmem_broadcastmem(SHMEM_TEAM_WORLD, &wins, &wins, sizeof wins, 0);
-    if (wins == 3) {
-        say("      the measured best is more than 5%% faster (3 rematches of 3): it is the "
-            "recommendation\n");
-        choice->buffer_size = verdict.best_size;
-        choice->buffers = verdict.best_buffers;
-    } else {
-        say("      the measured best won %d rematch%s of 3: the derived setting stays\n", wins,
-            wins == 1 ? "" : "es");
-    }
+    say("      the measured best is more than 5%% faster: it is the recommendation\n");
+    choice->buffer_size = verdict.best_size;
+    choice->buffers = verdict.best_buffers;
+}
+
+/* Microseconds of a contiguous put + get of `bytes`, direct RMA or through the pipeline.
+ * Only the initiator reads the threshold, at each call: PE 0 switches between the two ways
+ * without reopening the pipeline, so that they alternate size by size. */
+static double put_get_us(size_t bytes, int direct)
+{
+    pg_cfg.direct_rma_threshold = direct; /* 0: never direct; 1: every contiguous transfer */
+    struct transfer put = {PUT, 0, bytes}, get = {GET, 0, bytes};
+    return best_us(transfer_quiet, &put, 3) + best_us(transfer_quiet, &get, 3);
 }
 
 /* The direct-RMA threshold, measured: contiguous put + get of each sample size through the
- * tuned pipeline and direct; returns the crossover (0, never direct, when there is none). */
+ * tuned pipeline and direct, the fastest of rounds; returns the crossover (0, never direct,
+ * when there is none). */
 static long long measure_threshold(const struct pg_tune_sample *samples, int count,
                                    struct settings tuned)
 {
-    static double pipeline_us[MAX_SAMPLES], direct_us[MAX_SAMPLES]; /* symmetric */
+    double pipeline_us[MAX_SAMPLES], direct_us[MAX_SAMPLES];
+    double pipeline_round[MAX_SAMPLES][MAX_ROUNDS], direct_round[MAX_SAMPLES][MAX_ROUNDS];
     size_t sizes[MAX_SAMPLES];
-    for (int way = 0; way < 2; way++) {
-        tuned.threshold = way; /* 0: every contiguous transfer through the pipeline; 1: direct */
-        use_settings(tuned);
+    use_settings(tuned);
+    int rounds = 0;
+    for (double started = now_us(); another_round(rounds, started); rounds++)
         for (int i = 0; i < count && me == 0; i++) {
-            struct transfer put = {PUT, 0, samples[i].size}, get = {GET, 0, samples[i].size};
-            double us = best_us(transfer_quiet, &put, 5) + best_us(transfer_quiet, &get, 5);
-            (way ? direct_us : pipeline_us)[i] = us;
+            pipeline_round[i][rounds] = put_get_us(samples[i].size, 0);
+            direct_round[i][rounds] = put_get_us(samples[i].size, 1);
         }
-        shmem_barrier_all();
-    }
-    for (int i = 0; i < count; i++) {
+    pg_cfg.direct_rma_threshold = tuned.threshold;
+    shmem_barrier_all();
+    static size_t crossover; /* symmetric: PE 0's is broadcast */
+    for (int i = 0; i < count && me == 0; i++) {
         sizes[i] = samples[i].size;
+        pipeline_us[i] = least(pipeline_round[i], rounds);
+        direct_us[i] = least(direct_round[i], rounds);
         say("      %6s: pipeline %9.2f us, direct %9.2f us\n", size_text(sizes[i]), pipeline_us[i],
             direct_us[i]);
     }
-    static size_t crossover;
-    crossover = pg_tune_crossover(sizes, pipeline_us, direct_us, (size_t)count);
+    if (me == 0)
+        crossover = pg_tune_crossover(sizes, pipeline_us, direct_us, (size_t)count);
     shmem_broadcastmem(SHMEM_TEAM_WORLD, &crossover, &crossover, sizeof crossover, 0);
-    say("      direct RMA measured faster from %s\n",
-        crossover == SIZE_MAX ? "no size: the pipeline always" : size_text(crossover));
+    say("      direct RMA measured faster from %s (fastest of %d rounds)\n",
+        crossover == SIZE_MAX ? "no size: the pipeline always" : size_text(crossover), rounds);
     return crossover == SIZE_MAX ? 0 : (long long)crossover;
+}
+
+/* Buffers while a stream of `size` chunks is measured: a region of STREAM_REGION bytes, within
+ * the 64 requests a PE may have at a server and at least 4, so that credits never set the
+ * pace. */
+static long long stream_buffers(size_t size)
+{
+    size_t buffers = STREAM_REGION / size;
+    return buffers > 64 ? 64 : buffers < 4 ? 4 : (long long)buffers;
+}
+
+/* Chunks of one measured stream: 2 MiB of data, at least 4 chunks (MAX_TRANSFER bytes at
+ * most: the remote array holds that much in strided rows). */
+static size_t stream_chunks(size_t size)
+{
+    size_t chunks = (2 << 20) / size;
+    return chunks < 4 ? 4 : chunks;
+}
+
+/* Round trips, in rounds that each visit every chunk size with its own pipeline settings, so
+ * that they spread over the step: an 8-byte put + quiet (twice the acknowledgement delay),
+ * one chunk alone (a contiguous put + quiet, the cycle of one credit) and one chunk of a
+ * strided stream (a put of n chunks less a put of one, each its fastest round, over n - 1:
+ * the slowest stage, the fixed costs of each message overlapped by its neighbours'). PE 0
+ * keeps the results in samples and *ack_us, and the round trips of one chunk alone in
+ * round_trip[size][fastest, median]. */
+static void measure_round_trips(struct pg_tune_sample *samples, int count, double *ack_us,
+                                double round_trip[][2])
+{
+    double ack[MAX_SAMPLES * MAX_ROUNDS], alone[MAX_SAMPLES][MAX_ROUNDS],
+        first[MAX_SAMPLES][MAX_ROUNDS], all[MAX_SAMPLES][MAX_ROUNDS];
+    int rounds = 0;
+    for (double started = now_us(); another_round(rounds, started); rounds++) {
+        for (int i = 0; i < count; i++) {
+            size_t size = samples[i].size;
+            use_settings((struct settings){stream_buffers(size), (long long)size, 0});
+            if (me == 0) {
+                struct transfer tiny = {PUT, 0, 8}, one = {PUT, 0, size},
+                                one_strided = {PUT, 1, size},
+                                stream = {PUT, 1, stream_chunks(size) * size};
+                ack[rounds * count + i] = best_us(transfer_quiet, &tiny, 3) / 2;
+                alone[i][rounds] = best_us(transfer_quiet, &one, 3);
+                first[i][rounds] = best_us(transfer_quiet, &one_strided, 3);
+                all[i][rounds] = best_us(transfer_quiet, &stream, 3);
+            }
+            shmem_barrier_all();
+        }
+        say("      round %d: %d sizes measured\n", rounds + 1, count);
+    }
+    if (me != 0)
+        return;
+    *ack_us = least(ack, rounds * count);
+    say("      acknowledgement delay %.2f us (8-byte put + quiet round trip, halved)\n", *ack_us);
+    for (int i = 0; i < count; i++) {
+        struct pg_tune_sample *s = &samples[i];
+        round_trip[i][0] = least(alone[i], rounds);
+        round_trip[i][1] = median_of(alone[i], rounds);
+        double transmit = round_trip[i][0] - s->copy_contig - *ack_us;
+        s->transmit_us = transmit > 0.01 ? transmit : 0.01;
+        double per_chunk = (least(all[i], rounds) - least(first[i], rounds)) /
+                           (double)(stream_chunks(s->size) - 1);
+        /* A stream goes no faster than its packing. */
+        s->stream_us = per_chunk > s->copy_us ? per_chunk : s->copy_us;
+    }
 }
 
 /* The correctness check: with the current settings each PE puts 2-D and 3-D strided patterns
@@ -432,10 +563,12 @@ static void write_plots(const struct pg_tune_sample *samples, int count, const s
     snprintf(path, sizeof path, "%s/latencies.dat", opt.plots);
     if (!(f = fopen(path, "w")))
         return;
-    fprintf(f, "# chunk bytes  copy strided, copy contiguous, transmit, register (us)\n");
+    fprintf(f, "# chunk bytes  copy strided, copy contiguous, transmit alone, in a stream, "
+               "register (us)\n");
     for (int i = 0; i < count; i++)
-        fprintf(f, "%zu %.3f %.3f %.3f %.3f\n", samples[i].size, samples[i].copy_us,
-                samples[i].copy_contig, samples[i].transmit_us, samples[i].register_us);
+        fprintf(f, "%zu %.3f %.3f %.3f %.3f %.3f\n", samples[i].size, samples[i].copy_us,
+                samples[i].copy_contig, samples[i].transmit_us, samples[i].stream_us,
+                samples[i].register_us);
     fclose(f);
 
     if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
@@ -470,8 +603,9 @@ static void write_plots(const struct pg_tune_sample *samples, int count, const s
     fprintf(g, "', c-1)\n");
     fprintf(g, "set output 'latencies.png'\nset xlabel 'chunk bytes'\nset ylabel 'us'\n"
                "set logscale y 10\nset title 'pangea-tune: per-chunk latencies'\n"
-               "plot for [c=2:5] 'latencies.dat' using 1:c with linespoints title "
-               "word('copy-strided copy-contiguous transmit register', c-1)\n");
+               "plot for [c=2:6] 'latencies.dat' using 1:c with linespoints title "
+               "word('copy-strided copy-contiguous transmit-alone transmit-in-stream register', "
+               "c-1)\n");
     int status = pclose(g);
     say("plots: %s/bandwidth-vs-size.png, bandwidth-vs-buffers.png, latencies.png%s\n", opt.plots,
         status == 0 ? "" : " (gnuplot reported an error)");
@@ -549,6 +683,35 @@ static int keep_faster_settings(struct settings *tuned, const struct settings *d
         tuned->size = defaults->size;
     }
     return (int)keep;
+}
+
+/* The benchmarks: every transfer with the default and with the tuned settings, in rounds that
+ * alternate the two; PE 0 keeps the fastest round in bw[size][strided][op][default, tuned] and
+ * the median in bw_median. Returns the number of rounds. */
+static int benchmark_settings(const struct settings *defaults, const struct settings *tuned,
+                              const size_t *sizes, int nsizes, double bw[][2][3][2],
+                              double bw_median[][2][3][2])
+{
+    static double mbs[MAX_BENCH_SIZES][2][3][2][MAX_ROUNDS];
+    int rounds = 0;
+    for (double started = now_us(); another_round(rounds, started); rounds++) {
+        for (int which = 0; which < 2; which++) {
+            use_settings(*(which ? tuned : defaults));
+            for (int i = 0; i < nsizes; i++)
+                for (int st = 0; st < 2; st++)
+                    for (int o = 0; o < 3; o++)
+                        mbs[i][st][o][which][rounds] = bandwidth((enum op)o, st, sizes[i]);
+        }
+        say("      round %d: default and tuned settings measured\n", rounds + 1);
+    }
+    for (int i = 0; i < nsizes; i++)
+        for (int st = 0; st < 2; st++)
+            for (int o = 0; o < 3; o++)
+                for (int which = 0; which < 2; which++) {
+                    bw[i][st][o][which] = most(mbs[i][st][o][which], rounds);
+                    bw_median[i][st][o][which] = median_of(mbs[i][st][o][which], rounds);
+                }
+    return rounds;
 }
 
 static void usage(void)
@@ -661,7 +824,7 @@ int main(int argc, char **argv)
     /* Chunk sizes measured; static (symmetric) for the broadcast from PE 0. */
     static struct pg_tune_sample samples[MAX_SAMPLES];
     int count = 0;
-    for (size_t s = opt.quick ? 8192 : 4096; s <= MAX_CHUNK; s *= opt.quick ? 4 : 2)
+    for (size_t s = opt.quick ? 16384 : 4096; s <= MAX_CHUNK; s *= 2)
         samples[count++] = (struct pg_tune_sample){.size = s};
 
     say("[%d/%d] copy (pack/unpack) latency per chunk, strided (1 KiB rows) and contiguous\n",
@@ -682,9 +845,11 @@ int main(int argc, char **argv)
     struct settings tuned = defaults;
     struct sweep sw = {.nsizes = 0};
     static double ack_us;
-    size_t bw_sizes[8];
+    size_t bw_sizes[MAX_BENCH_SIZES];
     int nbw = 0;
-    double bw[8][2][3][2]; /* [size][strided][op][default, tuned] */
+    /* [size][strided][op][default, tuned] MB/s: the fastest round, and the median */
+    double bw[MAX_BENCH_SIZES][2][3][2], bw_median[MAX_BENCH_SIZES][2][3][2];
+    int bench_rounds = 0;
     int rma = nnodes > 1 && pg_net_has_rma();
     if (nnodes > 1) {
         say("[%d/%d] memory registration latency (fi_mr_reg + fi_close, through the transport)\n",
@@ -699,32 +864,26 @@ int main(int argc, char **argv)
                 provider);
         shmem_barrier_all();
 
-        struct settings pipeline_only = {2, MAX_CHUNK, 0};
-        use_settings(pipeline_only);
-        say("[%d/%d] acknowledgement delay (8-byte put + quiet round trip, halved)\n", ++step,
-            steps);
-        if (me == 0) {
-            struct transfer t = {PUT, 0, 8};
-            ack_us = best_us(transfer_quiet, &t, 9) / 2;
-            say("      %.2f us\n", ack_us);
-        }
-        shmem_barrier_all();
-
-        say("[%d/%d] transmission latency of one chunk (put + quiet, less copy and ack)\n", ++step,
-            steps);
-        for (int i = 0; i < count && me == 0; i++) {
-            struct transfer t = {PUT, 0, samples[i].size};
-            double rtt = best_us(transfer_quiet, &t, 5);
-            double x = rtt - samples[i].copy_contig - ack_us;
-            samples[i].transmit_us = x > 0.01 ? x : 0.01;
-            say("      %6s: %9.2f us (round trip %.2f us)  [%d/%d]\n", size_text(samples[i].size),
-                samples[i].transmit_us, rtt, i + 1, count);
-        }
+        say("[%d/%d] round trips, in rounds over the chunk sizes: 8 bytes (the acknowledgement), "
+            "one chunk alone, a stream of chunks\n",
+            ++step, steps);
+        double round_trip[MAX_SAMPLES][2];
+        measure_round_trips(samples, count, &ack_us, round_trip);
+        say("[%d/%d] transmission per chunk: alone (put + quiet, less copy and ack) and in a "
+            "stream\n",
+            ++step, steps);
+        for (int i = 0; i < count && me == 0; i++)
+            say("      %6s: alone %9.2f us (put + quiet %.2f us, median %.2f); in a stream "
+                "%9.2f us (%.0f MB/s)\n",
+                size_text(samples[i].size), samples[i].transmit_us, round_trip[i][0],
+                round_trip[i][1], samples[i].stream_us,
+                (double)samples[i].size / samples[i].stream_us);
         shmem_barrier_all();
         shmem_broadcastmem(SHMEM_TEAM_WORLD, samples, samples, sizeof samples, 0);
         shmem_broadcastmem(SHMEM_TEAM_WORLD, &ack_us, &ack_us, sizeof ack_us, 0);
 
-        say("[%d/%d] derivation: buffers = (copy + transmit + ack) / slowest stage, per size\n",
+        say("[%d/%d] derivation: buffers = (copy + transmit + ack) / stream per chunk, + 1, per "
+            "size\n",
             ++step, steps);
         struct pg_tune_input in = {samples, (size_t)count, ack_us, REFERENCE, opt.region_max, 64};
         pg_tune_derive(&in, &choice);
@@ -735,9 +894,9 @@ int main(int argc, char **argv)
         choice.buffer_size = (size_t)derived.size;
         for (int i = 0; i < count; i++) {
             int b = pg_tune_buffers_for(&samples[i], ack_us, 64, opt.region_max);
-            say("      %6s: %2d buffers, 1 MiB strided predicted %8.1f us%s\n",
-                size_text(samples[i].size), b,
-                pg_tune_predict(&samples[i], ack_us, b, REFERENCE, 0),
+            double us = pg_tune_predict(&samples[i], ack_us, b, REFERENCE, 0);
+            say("      %6s: %2d buffers, 1 MiB strided predicted %8.1f us (%6.1f MB/s)%s\n",
+                size_text(samples[i].size), b, us, REFERENCE / us,
                 samples[i].size == choice.buffer_size ? "  <- chosen" : "");
         }
         if (rma)
@@ -766,14 +925,7 @@ int main(int argc, char **argv)
         for (size_t b = opt.quick ? 64 << 10 : 16 << 10;
              b <= (opt.quick ? REFERENCE : MAX_TRANSFER); b *= 4)
             bw_sizes[nbw++] = b;
-        for (int which = 0; which < 2; which++) {
-            use_settings(which ? tuned : defaults);
-            for (int i = 0; i < nbw; i++)
-                for (int st = 0; st < 2; st++)
-                    for (int o = 0; o < 3; o++)
-                        bw[i][st][o][which] = bandwidth((enum op)o, st, bw_sizes[i]);
-            say("      %s settings measured\n", which ? "tuned" : "default");
-        }
+        bench_rounds = benchmark_settings(&defaults, &tuned, bw_sizes, nbw, bw, bw_median);
         /* The threshold was measured against the derived pipeline: measure it again against
          * the one kept (the table above still shows the derived settings). */
         if (keep_faster_settings(&tuned, &defaults, bw_sizes, nbw, bw) && rma) {
@@ -796,17 +948,22 @@ int main(int argc, char **argv)
 
     if (me == 0) {
         if (nnodes > 1) {
-            printf("\n%-26s %8s %12s %12s %8s\n", "transfer (MB/s)", "bytes", "default", "tuned",
-                   "gain");
+            printf("\nMB/s: the fastest of %d rounds alternating default and tuned, then the "
+                   "median of the rounds\n",
+                   bench_rounds);
+            printf("%-22s %6s %10s %10s %8s   %10s %10s %8s\n", "transfer", "bytes", "default",
+                   "tuned", "gain", "median: d", "t", "gain");
             for (int st = 1; st >= 0; st--)
                 for (int o = 0; o < 3; o++)
                     for (int i = 0; i < nbw; i++) {
                         double d = bw[i][st][o][0], t = bw[i][st][o][1];
+                        double dm = bw_median[i][st][o][0], tm = bw_median[i][st][o][1];
                         char name[32];
                         snprintf(name, sizeof name, "%s %s", st ? "strided 2-D" : "contiguous",
                                  op_names[o]);
-                        printf("%-26s %8s %12.1f %12.1f %+7.1f%%\n", name, size_text(bw_sizes[i]),
-                               d, t, 100 * (t / d - 1));
+                        printf("%-22s %6s %10.1f %10.1f %+7.1f%%   %10.1f %10.1f %+7.1f%%\n", name,
+                               size_text(bw_sizes[i]), d, t, 100 * (t / d - 1), dm, tm,
+                               100 * (tm / dm - 1));
                     }
             printf("\n");
             write_plots(samples, count, &sw, bw_sizes, nbw, bw);

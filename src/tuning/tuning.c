@@ -3,21 +3,32 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
-/* The slowest stage per chunk: packing, or the wire and the server's unpacking, which is
- * what transmit adds beyond one acknowledgement-sized trip. */
-static double bottleneck(const struct pg_tune_sample *s, double copy, double ack_us)
+/* Microseconds per chunk in a stream. The stream was measured with strided data, gathered
+ * at the client and scattered at the server; contiguous data is copied faster at both ends,
+ * which can save at most the difference on the slowest stage. */
+static double stream_period(const struct pg_tune_sample *s, int contiguous)
 {
-    double wire = s->transmit_us - ack_us;
-    return copy > wire ? copy : wire;
+    if (!contiguous)
+        return s->stream_us;
+    double period = s->stream_us - (s->copy_us - s->copy_contig);
+    return period > s->copy_contig ? period : s->copy_contig;
 }
 
+/* One credit's cycle: the chunk packed, transmitted, unpacked and acknowledged. */
+static double credit_cycle(const struct pg_tune_sample *s, double ack_us, int contiguous)
+{
+    return (contiguous ? s->copy_contig : s->copy_us) + s->transmit_us + ack_us;
+}
+
+/* cycle / period buffers keep the slowest stage busy only if every chunk arrives just in time;
+ * one more keeps a chunk queued at it, so a late acknowledgement does not stall it. */
 int pg_tune_buffers_for(const struct pg_tune_sample *s, double ack_us, int buffers_max,
                         size_t region_max)
 {
-    double cycle = s->copy_us + s->transmit_us + ack_us;
-    double stage = bottleneck(s, s->copy_us, ack_us);
-    int buffers = stage > 0 ? (int)ceil(cycle / stage - 1e-9) : buffers_max;
+    double cycle = credit_cycle(s, ack_us, 0), period = stream_period(s, 0);
+    int buffers = period > 0 ? (int)ceil(cycle / period - 1e-9) + 1 : buffers_max;
     size_t fit = region_max / s->size;
     if (fit < (size_t)buffers)
         buffers = (int)fit;
@@ -29,9 +40,7 @@ int pg_tune_buffers_for(const struct pg_tune_sample *s, double ack_us, int buffe
 double pg_tune_predict(const struct pg_tune_sample *s, double ack_us, int buffers, size_t bytes,
                        int contiguous)
 {
-    double copy = contiguous ? s->copy_contig : s->copy_us;
-    double cycle = copy + s->transmit_us + ack_us;
-    double period = bottleneck(s, copy, ack_us);
+    double cycle = credit_cycle(s, ack_us, contiguous), period = stream_period(s, contiguous);
     if (cycle / buffers > period)
         period = cycle / buffers;
     double chunks = ceil((double)bytes / (double)s->size);
@@ -91,4 +100,18 @@ size_t pg_tune_crossover(const size_t *sizes, const double *pipeline_us, const d
     for (size_t i = count; i-- > 0 && direct_us[i] < pipeline_us[i];)
         threshold = sizes[i];
     return threshold;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double pg_tune_median(double *values, size_t count)
+{
+    if (count == 0)
+        return NAN;
+    qsort(values, count, sizeof *values, compare_doubles);
+    return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
 }

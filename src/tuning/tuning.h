@@ -5,10 +5,13 @@
  * The pipeline moves a transfer in chunks of S bytes. The client packs a chunk (copy), sends
  * it; the server unpacks it and acknowledges it; a send buffer's credit is taken when packing
  * starts and comes back with the acknowledgement. So one credit cycles every
- * copy + transmit + ack, while the steady state can go no faster than one chunk per
- * bottleneck = max(copy, wire), the slowest stage. B buffers keep the stages overlapped when
- * B >= (copy + transmit + ack) / bottleneck — "(transmit + copy) / copy" when copying is the
- * slowest stage. */
+ * copy + transmit + ack, the time of one chunk alone. In a stream the chunks follow each other
+ * no faster than the slowest stage (packing, the wire, the server's unpacking), and the fixed
+ * costs of one message (system calls, wake-ups, the acknowledgement's trip) overlap with
+ * the neighbouring chunks: that per-chunk stream time is measured, not derived from the time
+ * of one chunk alone, which counts those fixed costs in full. B buffers keep the stages
+ * overlapped when B >= (copy + transmit + ack) / stream; the model takes one more, so that
+ * a chunk waits at the slowest stage whenever an acknowledgement comes late. */
 #ifndef PG_TUNING_H
 #define PG_TUNING_H
 
@@ -19,8 +22,10 @@ struct pg_tune_sample {
     size_t size;        /* chunk data bytes */
     double copy_us;     /* pack (or unpack) one chunk of strided data (1 KiB rows) */
     double copy_contig; /* the same for contiguous data (one memcpy) */
-    double transmit_us; /* one chunk from the end of its packing until the server has unpacked
-                           it, less the acknowledgement delay */
+    double transmit_us; /* one chunk alone, from the end of its packing until the server has
+                           unpacked it (a put + quiet, less the copy and the acknowledgement) */
+    double stream_us;   /* one chunk of a long strided stream with buffers to spare: the
+                           slowest stage, per chunk */
     double register_us; /* registering (and releasing) a buffer of this size (fi_mr_reg) */
 };
 
@@ -60,5 +65,8 @@ int pg_tune_derive(const struct pg_tune_input *in, struct pg_tune_choice *out);
  * none. */
 size_t pg_tune_crossover(const size_t *sizes, const double *pipeline_us, const double *direct_us,
                          size_t count);
+
+/* The median of values[0..count) (reordered in place); NAN when count is 0. */
+double pg_tune_median(double *values, size_t count);
 
 #endif
