@@ -1,5 +1,5 @@
 /* Accumulate: the element kernels and the per-PE accumulate lock in shared memory. */
-#include "ds_internal.h"
+#include "dataserver.h"
 
 #include "memory/memory.h"
 #include "runtime/runtime.h"
@@ -105,17 +105,9 @@ static int try_take(struct acc_lock *l)
                                        __ATOMIC_RELAXED);
 }
 
-/* Set while this thread waits for an accumulate lock: it must not serve requests meanwhile
- * (pg_ds_server_help), or an accumulate it serves could queue behind its own ticket. */
-static __thread int waiting;
-
-int ds_acc_lock_waiting(void)
+void pg_acc_lock(int pe)
 {
-    return waiting;
-}
-
-static void take(struct acc_lock *l)
-{
+    struct acc_lock *l = lock_of(pe);
     struct pg_waiter w = {0};
     long long patience = pg_cfg.spin_count + ACC_LOCK_PATIENCE;
     while (w.polls < patience) {
@@ -131,13 +123,6 @@ static void take(struct acc_lock *l)
     while (!try_take(l))
         pg_wait_step(&w);
     __atomic_store_n(&l->serving, ticket + 1, __ATOMIC_RELEASE); /* the next in line may go */
-}
-
-void pg_acc_lock(int pe)
-{
-    waiting = 1;
-    take(lock_of(pe));
-    waiting = 0;
 }
 
 void pg_acc_unlock(int pe)

@@ -216,10 +216,6 @@ struct pg_ds_region pg_ds_server_region(int pe, int seg);
 struct pg_net_ep *pg_ds_server_ep(void);
 void pg_ds_server_start(const char *client_names, size_t name_stride);
 void pg_ds_server_stop(void);
-/* Called by the hosting PE's waits: when the server thread is not polling at that moment,
- * polls the server's endpoint and serves what came, sparing a thread switch on a busy core.
- * Does nothing in other processes. */
-void pg_ds_server_help(void);
 
 /* Probes (fault-injection tests' raw messages) carry this bit in seq: their rejection is
  * counted by the sender, not fatal. */

@@ -1,4 +1,4 @@
-/* Internal to src/dataserver: the server's request streams, the accumulate lock state. */
+/* Internal to src/dataserver: the server's request streams. */
 #ifndef PG_DS_INTERNAL_H
 #define PG_DS_INTERNAL_H
 
@@ -19,8 +19,5 @@ int ds_stream_deliver(struct ds_stream *st, const struct pg_ds_header *h, size_t
                       ds_serve_fn serve);
 /* Frees what is held and starts the stream again at 0. */
 void ds_stream_reset(struct ds_stream *st);
-
-/* Whether this thread is waiting for an accumulate lock (accumulate.c). */
-int ds_acc_lock_waiting(void);
 
 #endif

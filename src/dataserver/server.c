@@ -48,11 +48,6 @@ static struct {
     int running, stopping;
 } s;
 
-/* Held by whichever thread polls the server's endpoint and handles what comes: the server
- * thread, or the hosting PE while it waits (pg_ds_server_help). */
-static pthread_mutex_t serving = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t last_activity; /* when events were last handled, in microseconds */
-
 static uint64_t now_us(void)
 {
     struct timespec t;
@@ -201,7 +196,7 @@ static void execute(const struct pg_ds_header *h, size_t len)
     }
     if (h->type == PG_DS_STOP) {
         if (h->source == (uint32_t)pg_world.me)
-            __atomic_store_n(&s.stopping, 1, __ATOMIC_RELEASE);
+            s.stopping = 1;
         else
             reject(h, len, PG_DS_BAD_SOURCE);
         return;
@@ -269,66 +264,37 @@ void __tsan_ignore_thread_begin(void);
 void __tsan_ignore_thread_end(void);
 #endif
 
-#ifdef PG_TSAN
-/* The server's copies into its node's PEs are ordered by chains through other processes that
- * ThreadSanitizer cannot see (tests/tsan.supp); its history of them is often lost, so the
- * suppression cannot match: its memory accesses are not tracked at all. */
-#define TSAN_IGNORE_BEGIN() __tsan_ignore_thread_begin()
-#define TSAN_IGNORE_END() __tsan_ignore_thread_end()
-#else
-#define TSAN_IGNORE_BEGIN() ((void)0)
-#define TSAN_IGNORE_END() ((void)0)
-#endif
-
-/* Polls once and handles what came (serving held); returns the number of events. */
-static int serve_once(void)
-{
-    struct pg_net_event events[16];
-    int n = pg_net_poll(s.ep, events, 16);
-    if (n > 0) {
-        handle_events(events, n);
-        __atomic_store_n(&last_activity, now_us(), __ATOMIC_RELAXED);
-    }
-    return n;
-}
-
 static void *server_main(void *arg)
 {
     (void)arg;
-    TSAN_IGNORE_BEGIN();
-    uint64_t spin_us = (uint64_t)pg_cfg.server_spin_us;
-    __atomic_store_n(&last_activity, now_us(), __ATOMIC_RELAXED);
-    while (!__atomic_load_n(&s.stopping, __ATOMIC_ACQUIRE)) {
-        pthread_mutex_lock(&serving);
-        int n = serve_once();
-        if (n == 0 && now_us() - __atomic_load_n(&last_activity, __ATOMIC_RELAXED) >= spin_us) {
-            /* Idle: sleep on the completion queue (holding serving: nobody polls meanwhile). */
-            struct pg_net_event events[16];
-            if ((n = pg_net_wait(s.ep, events, 16, 1000)) > 0) {
-                handle_events(events, n);
-                __atomic_store_n(&last_activity, now_us(), __ATOMIC_RELAXED);
-            }
-        }
-        pthread_mutex_unlock(&serving);
-        /* Yielding costs little when nothing else wants the core; spinning without it held
-         * the core from the PEs whose requests the server waits for whenever a node's
-         * threads outnumber its cores (measured: 2-PE barrier 0.45 ms vs 40 us). */
-        if (n == 0)
+#ifdef PG_TSAN
+    /* The server's copies into its node's PEs are ordered by chains through other processes
+     * that ThreadSanitizer cannot see (tests/tsan.supp); its history of them is often lost,
+     * so the suppression cannot match: its memory accesses are not tracked at all. */
+    __tsan_ignore_thread_begin();
+#endif
+    uint64_t spin_us = (uint64_t)pg_cfg.server_spin_us, last = now_us();
+    struct pg_net_event events[16];
+    while (!s.stopping) {
+        int n = pg_net_poll(s.ep, events, 16);
+        if (n == 0 && now_us() - last < spin_us) {
+            /* Yielding costs little when nothing else wants the core; spinning without it
+             * held the core from the PEs whose requests the server waits for whenever a
+             * node's threads outnumber its cores (measured: 2-PE barrier 0.45 ms vs 40 us). */
             sched_yield();
+            continue;
+        }
+        if (n == 0)
+            n = pg_net_wait(s.ep, events, 16, 1000);
+        if (n > 0) {
+            handle_events(events, n);
+            last = now_us();
+        }
     }
-    TSAN_IGNORE_END();
+#ifdef PG_TSAN
+    __tsan_ignore_thread_end();
+#endif
     return NULL;
-}
-
-void pg_ds_server_help(void)
-{
-    if (!s.running || ds_acc_lock_waiting() || pthread_mutex_trylock(&serving) != 0)
-        return;
-    TSAN_IGNORE_BEGIN();
-    if (!__atomic_load_n(&s.stopping, __ATOMIC_ACQUIRE))
-        serve_once();
-    TSAN_IGNORE_END();
-    pthread_mutex_unlock(&serving);
 }
 
 static void pool_open(struct reply_pool *pool, int count, size_t packed_bytes)

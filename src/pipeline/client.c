@@ -693,11 +693,9 @@ void pg_pipe_send_raw(int node, const void *bytes, size_t len)
 }
 
 /* Driven from every wait loop: replies are read and queued sends leave even while a PE waits
- * on its own memory (a barrier flag, wait_until), and the hosting PE serves its node's
- * requests. Skipped when another thread holds the lock. */
+ * on its own memory (a barrier flag, wait_until). Skipped when another thread holds the lock. */
 static void progress_while_waiting(void)
 {
-    pg_ds_server_help();
     if (pthread_mutex_trylock(&c.lock) != 0)
         return;
     progress();
