@@ -19,6 +19,9 @@
  *   - memcpy bandwidth between two private (malloc) buffers of PE 0,
  *     same sizes and windows, as a reference for the put bandwidth;
  *   - shmem_long_atomic_fetch_add and shmem_long_atomic_add + shmem_quiet;
+ *   - what ordering costs the caller: 8-byte shmem_putmem + shmem_fence, and a 1 KiB
+ *     shmem_putmem_signal (signal added; OpenSHMEM 1.5 and later), each per call, a quiet
+ *     after the samples;
  *   - shmem_barrier_all (all PEs);
  *   - 8-byte put+quiet / get / fetch-add on a static global array
  *     (symmetric by the spec) versus the symmetric heap.
@@ -271,6 +274,29 @@ static struct stats lat_add(long *ctr, long ns)
     return r;
 }
 
+static struct stats lat_put_fence(void *dst, const void *src, long ns)
+{
+    struct stats r;
+    MEASURE(r, ns, {
+        shmem_putmem(dst, src, 8, 1);
+        shmem_fence();
+    });
+    shmem_quiet();
+    return r;
+}
+
+/* put_signal came with OpenSHMEM 1.5; other libraries report nothing here. */
+#if SHMEM_MAJOR_VERSION > 1 || SHMEM_MINOR_VERSION >= 5
+#define HAVE_PUT_SIGNAL 1
+static struct stats lat_put_signal(void *dst, const void *src, uint64_t *sig, long ns)
+{
+    struct stats r;
+    MEASURE(r, ns, shmem_putmem_signal(dst, src, 1024, sig, 1, SHMEM_SIGNAL_ADD, 1));
+    shmem_quiet();
+    return r;
+}
+#endif
+
 /* ---- option parsing ---- */
 
 static int parse_size(const char *s, size_t *out)
@@ -391,11 +417,14 @@ int main(int argc, char **argv)
     while (max_n * 2 <= cfg.max_bytes)
         max_n *= 2;
 
-    /* Symmetric buffers (collective: same sizes on every PE). */
-    unsigned char *src = shmem_malloc(max_n);
-    unsigned char *dst = shmem_malloc(max_n);
+    /* Symmetric buffers (collective: same sizes on every PE), at least the 1 KiB of the
+     * put_signal test. */
+    size_t buffer_bytes = max_n < 1024 ? 1024 : max_n;
+    unsigned char *src = shmem_malloc(buffer_bytes);
+    unsigned char *dst = shmem_malloc(buffer_bytes);
     long *heap_target = shmem_malloc(STATIC_LEN * sizeof(long));
     long *counter = shmem_malloc(sizeof(long));
+    uint64_t *signal = shmem_calloc(1, sizeof(uint64_t));
     long *remote_bad = shmem_malloc(sizeof(long));
     /* Private buffers for the memcpy reference and the samples. */
     unsigned char *priv_a = NULL, *priv_b = NULL;
@@ -405,7 +434,7 @@ int main(int argc, char **argv)
         priv_b = malloc(max_n);
     }
     long *bar_batch = shmem_malloc(sizeof(long));
-    int ok = src && dst && heap_target && counter && remote_bad && bar_batch && samples &&
+    int ok = src && dst && heap_target && counter && signal && remote_bad && bar_batch && samples &&
              (me != 0 || (priv_a && priv_b));
     if (!ok) {
         fprintf(stderr,
@@ -490,10 +519,16 @@ int main(int argc, char **argv)
     /* ---- atomics ---- */
     long at_samples = cfg.quick ? 200 : SAMPLES_MAX;
     long fadd_last = -1;
-    struct stats sfa = {0}, sad = {0};
+    struct stats sfa = {0}, sad = {0}, spf = {0}, sps = {0};
     if (me == 0) {
         sfa = lat_fadd(counter, at_samples, &fadd_last);
         sad = lat_add(counter, at_samples);
+        spf = lat_put_fence(dst, src, at_samples);
+#ifdef HAVE_PUT_SIGNAL
+        sps = lat_put_signal(dst, src, signal, at_samples);
+        if (shmem_uint64_atomic_fetch(signal, 1) != (uint64_t)sps.ops)
+            bad_local++;
+#endif
     }
     shmem_barrier_all();
     long expect_total = sfa.ops + sad.ops;
@@ -540,6 +575,9 @@ int main(int argc, char **argv)
         printf("\n# atomics / synchronization (8-byte long, PE 0 -> PE 1)\n");
         print_lat_line("shmem_long_atomic_fetch_add", sfa);
         print_lat_line("shmem_long_atomic_add + shmem_quiet", sad);
+        print_lat_line("shmem_putmem 8 B + shmem_fence, per call", spf);
+        if (sps.ops)
+            print_lat_line("shmem_putmem_signal 1 KiB, per call", sps);
         char what[64];
         snprintf(what, sizeof(what), "shmem_barrier_all (%d PEs)", npes);
         print_lat_line(what, sb);
@@ -615,6 +653,7 @@ int main(int argc, char **argv)
     shmem_free(bar_batch);
     shmem_free(remote_bad);
     shmem_free(counter);
+    shmem_free(signal);
     shmem_free(heap_target);
     shmem_free(dst);
     shmem_free(src);
