@@ -151,13 +151,15 @@ const char *pg_ds_status_text(int status);
 
 /* A valid request's layout, decoded: a strided region of `levels` levels from `offset`
  * (levels 0: contiguous, count[0] = position + length; an AMO: its width), or `pieces`
- * vector pieces of piece_bytes each at the offsets of its descriptor. span: the bytes from
- * offset it may touch (vectors: from 0, the largest offset + piece_bytes). */
+ * vector pieces of piece_bytes each at offsets[] (in the request's descriptor, so valid as
+ * long as the request is). span: the bytes from offset it may touch (vectors: from 0, the
+ * largest offset + piece_bytes). */
 struct pg_ds_shape {
     int levels;
     size_t count[PG_MAX_STRIDE + 1];
     ptrdiff_t stride[PG_MAX_STRIDE];
     size_t pieces, piece_bytes;
+    const uint64_t *offsets;
     size_t descriptor_bytes; /* between the header and the data */
     uint64_t span;
 };
@@ -166,8 +168,6 @@ struct pg_ds_shape {
  * server then checks the span against the segment. Used on every message; exposed for the
  * tests. */
 int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes, struct pg_ds_shape *shape);
-/* The layout descriptor of a request: the u64 words after its header. */
-const uint64_t *pg_ds_descriptor(const struct pg_ds_header *h);
 
 /* Walks bytes [position, position + len) of the packed stream of a shaped region (base,
  * levels, count[0..levels], stride[0..levels-1]) and calls piece(region bytes, packed bytes,

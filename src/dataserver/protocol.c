@@ -61,7 +61,8 @@ const char *pg_ds_status_text(int status)
     return text[status];
 }
 
-const uint64_t *pg_ds_descriptor(const struct pg_ds_header *h)
+/* The layout descriptor of a request: the u64 words after its header. */
+static const uint64_t *descriptor(const struct pg_ds_header *h)
 {
     return (const uint64_t *)(h + 1);
 }
@@ -70,7 +71,7 @@ const uint64_t *pg_ds_descriptor(const struct pg_ds_header *h)
  * the extent without overflow. Reads only the `payload` bytes that are there. */
 static int decode_strided(const struct pg_ds_header *h, size_t payload, struct pg_ds_shape *sh)
 {
-    const uint64_t *d = pg_ds_descriptor(h);
+    const uint64_t *d = descriptor(h);
     if (payload < 8 || d[0] < 1 || d[0] > PG_MAX_STRIDE)
         return PG_DS_BAD_LAYOUT;
     sh->levels = (int)d[0];
@@ -103,11 +104,12 @@ static int decode_strided(const struct pg_ds_header *h, size_t payload, struct p
 /* Vector: whole pieces of at least 1 byte, all in this message, offsets without overflow. */
 static int decode_vector(const struct pg_ds_header *h, size_t payload, struct pg_ds_shape *sh)
 {
-    const uint64_t *d = pg_ds_descriptor(h);
+    const uint64_t *d = descriptor(h);
     if (payload < 16 || d[0] < 1 || d[0] > payload / 8 || d[1] < 1)
         return PG_DS_BAD_LAYOUT;
     sh->pieces = d[0];
     sh->piece_bytes = d[1];
+    sh->offsets = d + 2;
     sh->descriptor_bytes = 8 * (2 + sh->pieces);
     if (sh->descriptor_bytes > payload)
         return PG_DS_BAD_LENGTH;
@@ -116,7 +118,7 @@ static int decode_vector(const struct pg_ds_header *h, size_t payload, struct pg
         return PG_DS_BAD_LAYOUT;
     for (size_t i = 0; i < sh->pieces; i++) {
         uint64_t end;
-        if (__builtin_add_overflow(d[2 + i], sh->piece_bytes, &end))
+        if (__builtin_add_overflow(sh->offsets[i], sh->piece_bytes, &end))
             return PG_DS_BAD_LAYOUT;
         sh->span = end > sh->span ? end : sh->span;
     }

@@ -140,13 +140,12 @@ static void acc_piece(char *region, char *packed, size_t n, void *arg)
 static void apply(const struct pg_ds_header *h, char *base, const struct pg_ds_shape *l)
 {
     char *data = (char *)(h + 1) + l->descriptor_bytes;
-    const uint64_t *offsets = pg_ds_descriptor(h) + 2; /* vector */
     pg_ds_piece_fn piece = h->type == PG_DS_ACC ? acc_piece : pg_ds_unpack_piece;
     if (h->type == PG_DS_ACC)
         pg_acc_lock((int)h->target);
     if (h->layout == PG_DS_VECTOR) {
         for (size_t i = 0; i < l->pieces; i++)
-            piece(base + offsets[i], data + i * l->piece_bytes, l->piece_bytes, (void *)h);
+            piece(base + l->offsets[i], data + i * l->piece_bytes, l->piece_bytes, (void *)h);
     } else {
         pg_ds_walk(base + h->offset, l->levels, l->count, l->stride, h->position, h->length, data,
                    piece, (void *)h);
@@ -158,7 +157,6 @@ static void apply(const struct pg_ds_header *h, char *base, const struct pg_ds_s
 /* Streams a get's data back in chunks: straight from memory when contiguous, else packed. */
 static void stream(const struct pg_ds_header *h, char *base, const struct pg_ds_shape *l)
 {
-    const uint64_t *offsets = pg_ds_descriptor(h) + 2; /* vector */
     for (size_t done = 0; done < h->length;) {
         size_t n = h->length - done < s.chunk ? h->length - done : s.chunk;
         if (h->layout == PG_DS_VECTOR)
@@ -172,7 +170,8 @@ static void stream(const struct pg_ds_header *h, char *base, const struct pg_ds_
             if (h->layout == PG_DS_VECTOR) {
                 for (size_t i = 0; i < n / l->piece_bytes; i++) {
                     size_t piece = done / l->piece_bytes + i;
-                    memcpy(r->packed + i * l->piece_bytes, base + offsets[piece], l->piece_bytes);
+                    memcpy(r->packed + i * l->piece_bytes, base + l->offsets[piece],
+                           l->piece_bytes);
                 }
             } else {
                 pg_ds_walk(base + h->offset, l->levels, l->count, l->stride, position, n, r->packed,
