@@ -25,6 +25,8 @@ struct pangea_team {
     /* Node layout for the two-level algorithms, as team indices in ascending order. */
     int nlocal, *local;     /* the members on my node; local[0] is my node's leader */
     int nleaders, *leaders; /* the first member of every node the team spans */
+    int my_local;           /* my place in local[] (-1 when not a member) */
+    int my_leader;          /* my place in leaders[] (-1 unless I lead my node) */
 };
 
 /* Channel sets: the world (SHMEM_TEAM_WORLD and the library's own syncs), SHARED, the legacy

@@ -136,9 +136,7 @@ static int run_end(const struct pangea_team *team, int l)
 static void exchange_on_node(struct pangea_team *team, char *at, const void *block, size_t len,
                              uint64_t extra)
 {
-    int me = team->my_pe, pos = 0;
-    while (team->local[pos] != me)
-        pos++;
+    int me = team->my_pe, pos = team->my_local;
     for (int s = 1; s < team->nlocal; s++)
         pg_coll_put_notify(team, at, block, len,
                            pg_team_pe(team, team->local[(pos + s) % team->nlocal]));
@@ -217,9 +215,7 @@ static void collect_nodes(struct pangea_team *team, char *dest, const void *sour
     table[pg_world.me] = nbytes;
     for (int l = 1; l < team->nlocal; l++)
         pg_coll_wait(team, pg_team_pe(team, team->local[l]), 1);
-    int rank = 0;
-    while (team->leaders[rank] != me)
-        rank++;
+    int rank = team->my_leader;
     for (int k = 1; k < nl; k++) {
         int other = pg_team_pe(team, team->leaders[(rank + k) % nl]);
         for (int l = 0; l < team->nlocal; l = run_end(team, l) + 1) {
@@ -402,9 +398,7 @@ static void alltoall_flat(struct pangea_team *team, const struct blocks *b)
  * tells its members it is done with their sources. */
 static void alltoall_nodes(struct pangea_team *team, const struct blocks *b)
 {
-    int me = team->my_pe, n = team->size, nlocal = team->nlocal, pos = 0;
-    while (team->local[pos] != me)
-        pos++;
+    int me = team->my_pe, n = team->size, nlocal = team->nlocal, pos = team->my_local;
     for (int s = 0; s < nlocal; s++) {
         int j = team->local[(pos + s) % nlocal];
         put_elements(team, b, dest_block(b, me), source_block(b, j), b->sst, b->nelems,

@@ -26,7 +26,8 @@ static int node_of(const struct pangea_team *team, int index)
 
 int pg_team_init(struct pangea_team *team, int start, int stride, int size)
 {
-    *team = (struct pangea_team){.start = start, .stride = stride, .size = size};
+    *team = (struct pangea_team){
+        .start = start, .stride = stride, .size = size, .my_local = -1, .my_leader = -1};
     team->my_pe = pg_team_index(team, pg_world.me);
     if (team->my_pe < 0)
         return 0;
@@ -40,10 +41,15 @@ int pg_team_init(struct pangea_team *team, int start, int stride, int size)
     }
     for (int i = 0; i < size; i++) {
         int node = node_of(team, i);
-        if (node == pg_world.node)
+        if (node == pg_world.node) {
+            if (i == team->my_pe)
+                team->my_local = team->nlocal;
             team->local[team->nlocal++] = i;
+        }
         if (!seen[node]) {
             seen[node] = 1;
+            if (i == team->my_pe)
+                team->my_leader = team->nleaders;
             team->leaders[team->nleaders++] = i;
         }
     }
@@ -179,9 +185,7 @@ void pg_team_sync(struct pangea_team *team)
     }
     for (int l = 1; l < team->nlocal; l++)
         pg_coll_wait(team, pg_team_pe(team, team->local[l]), 1);
-    int nl = team->nleaders, rank = 0;
-    while (team->leaders[rank] != team->my_pe)
-        rank++;
+    int nl = team->nleaders, rank = team->my_leader;
     for (int d = 1; d < nl; d <<= 1) {
         pg_coll_notify(team, pg_team_pe(team, team->leaders[(rank + d) % nl]));
         pg_coll_wait(team, pg_team_pe(team, team->leaders[(rank - d + nl) % nl]), 1);
