@@ -1,21 +1,13 @@
 /* The data server's request streams on their own: requests delivered in any order are served
  * in their source's order, at the moment their turn comes, with their bytes intact; numbers
  * wrap at 2^16; a number already served is refused and serves nothing. */
+#define UNIT_NAME "ds_order"
+#include "unit.h"
+
 #include "dataserver/ds_internal.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static int failures;
-#define EXPECT(cond, ...)                                \
-    do {                                                 \
-        if (!(cond)) {                                   \
-            printf("FAIL ds_order line %d: ", __LINE__); \
-            printf(__VA_ARGS__);                         \
-            printf("\n");                                \
-            failures++;                                  \
-        }                                                \
-    } while (0)
 
 #define PAYLOAD 40
 
@@ -109,8 +101,5 @@ int main(void)
     ds_stream_reset(&st);
     EXPECT(st.held == NULL, "reset kept a held request");
 
-    if (failures)
-        return 1;
-    printf("PASS ds_order\n");
-    return 0;
+    return unit_finish();
 }

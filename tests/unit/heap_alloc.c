@@ -1,5 +1,8 @@
 /* The symmetric heap allocator on its own: alignment, no overlap, in-place resize, and a long
  * random alloc/free sequence that leaves the heap whole again. */
+#define UNIT_NAME "heap_alloc"
+#include "unit.h"
+
 #include "memory/memory.h"
 
 #include <stdint.h>
@@ -9,17 +12,6 @@
 
 #define HEAP_SIZE ((size_t)8 << 20)
 #define SLOTS 256
-
-static int failures;
-#define EXPECT(cond, ...)                                  \
-    do {                                                   \
-        if (!(cond)) {                                     \
-            printf("FAIL heap_alloc line %d: ", __LINE__); \
-            printf(__VA_ARGS__);                           \
-            printf("\n");                                  \
-            failures++;                                    \
-        }                                                  \
-    } while (0)
 
 static void expect_whole(const char *when)
 {
@@ -88,7 +80,6 @@ int main(void)
     for (int s = 0; s < SLOTS; s++)
         pg_heap_free(slot[s]);
     expect_whole("after 200000 random operations");
-    printf("%s heap_alloc\n", failures ? "FAIL" : "PASS");
     free(base);
-    return failures != 0;
+    return unit_finish();
 }

@@ -2,6 +2,9 @@
  * unknown key, a bad value, a line without '=', another host or another provider give a
  * warning naming the file, the line and the key, and the defaults are kept. */
 #define _GNU_SOURCE /* mkdtemp */
+#define UNIT_NAME "tuning_file"
+#include "unit.h"
+
 #include "runtime/runtime.h"
 
 #include <stdio.h>
@@ -12,19 +15,8 @@
 #define DEFAULT_BUFFERS 16
 #define DEFAULT_SIZE 65536
 
-static int failures;
 static char dir[64] = "/tmp/pangea-tuning-XXXXXX";
 static char messages[4096];
-
-#define EXPECT(cond, ...)                 \
-    do {                                  \
-        if (!(cond)) {                    \
-            printf("FAIL tuning_file: "); \
-            printf(__VA_ARGS__);          \
-            printf("\n");                 \
-            failures++;                   \
-        }                                 \
-    } while (0)
 
 static const char *write_file(const char *name, const char *text)
 {
@@ -181,6 +173,5 @@ int main(void)
         unlink(p);
     }
     rmdir(dir);
-    printf("%s tuning_file\n", failures ? "FAIL" : "PASS");
-    return failures != 0;
+    return unit_finish();
 }

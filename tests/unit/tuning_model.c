@@ -1,23 +1,14 @@
 /* The pipeline model of src/tuning on a fixed table of latencies: the buffer count, buffer
  * size, predicted time and direct-RMA threshold it must derive (worked out by hand in the
  * comments). */
+#define UNIT_NAME "tuning_model"
+#include "unit.h"
+
 #include "tuning/tuning.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
-
-static int failures;
-
-#define EXPECT(cond, ...)                  \
-    do {                                   \
-        if (!(cond)) {                     \
-            printf("FAIL tuning_model: "); \
-            printf(__VA_ARGS__);           \
-            printf("\n");                  \
-            failures++;                    \
-        }                                  \
-    } while (0)
 
 /* Per-message costs make a chunk alone slower than a chunk of a stream: transmit (alone) is
  * larger than what the stream adds per chunk beyond the copy. */
@@ -100,6 +91,5 @@ int main(void)
 
     struct pg_tune_input empty = {table, 0, 10.0, 1 << 20, 2 << 20, 64};
     EXPECT(pg_tune_derive(&empty, &c) == -1, "no samples");
-    printf("%s tuning_model\n", failures ? "FAIL" : "PASS");
-    return failures != 0;
+    return unit_finish();
 }
