@@ -404,6 +404,7 @@ void pg_ds_server_start(const char *client_names, size_t name_stride)
     pthread_attr_destroy(&attr);
     if (failed)
         pg_fatal("shmem_init", "cannot start the data-server thread");
+    pthread_setname_np(s.thread, "pangea-server"); /* as top -H and /proc show it */
     s.running = 1;
 }
 
