@@ -21,15 +21,22 @@ void pg_fatal(const char *call, const char *fmt, ...)
     pg_boot_abort(1);
 }
 
+/* One line on stderr in a single write, so that lines of PEs sharing the output are never
+ * spliced into each other (or into a test's PASS line). */
+static void say(const char *kind, const char *fmt, va_list ap)
+{
+    char text[1024];
+    vsnprintf(text, sizeof text, fmt, ap);
+    fprintf(stderr, "pangea: PE %d: %s%s\n", pg_world.me, kind, text);
+}
+
 void pg_debug(const char *fmt, ...)
 {
     if (!pg_cfg.debug)
         return;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "pangea: PE %d: ", pg_world.me);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say("", fmt, ap);
     va_end(ap);
 }
 
@@ -37,9 +44,7 @@ void pg_warn(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "pangea: PE %d: warning: ", pg_world.me);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say("warning: ", fmt, ap);
     va_end(ap);
 }
 
