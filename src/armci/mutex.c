@@ -39,7 +39,7 @@ int PARMCI_Rmw(int op, void *ploc, void *prem, int value, int proc)
                  op);
     }
     void *remote = pg_armci_remote(call, "prem", proc, prem, width);
-    uint64_t old = pg_amo(&pg_armci_ctx, remote, proc, amo, width, operand, 0);
+    uint64_t old = pg_amo(remote, proc, amo, width, operand, 0);
     if (width == sizeof(int)) {
         uint32_t narrow = (uint32_t)old;
         memcpy(ploc, &narrow, sizeof narrow);
@@ -127,9 +127,9 @@ void ARMCIX_Lock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)
 {
     int owner;
     struct ticket_lock *lock = lock_of("ARMCI_Lock", hdl, mutex, proc, &owner);
-    uint64_t ticket = pg_amo(&pg_armci_ctx, &lock->next, owner, PG_AMO_ADD, 8, 1, 0);
+    uint64_t ticket = pg_amo(&lock->next, owner, PG_AMO_ADD, 8, 1, 0);
     struct pg_waiter w = {0};
-    while (pg_amo(&pg_armci_ctx, &lock->serving, owner, PG_AMO_FETCH, 8, 0, 0) != ticket)
+    while (pg_amo(&lock->serving, owner, PG_AMO_FETCH, 8, 0, 0) != ticket)
         pg_wait_step(&w);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
 }
@@ -139,9 +139,8 @@ int ARMCIX_Trylock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)
 {
     int owner;
     struct ticket_lock *lock = lock_of("ARMCIX_Trylock_hdl", hdl, mutex, proc, &owner);
-    uint64_t serving = pg_amo(&pg_armci_ctx, &lock->serving, owner, PG_AMO_FETCH, 8, 0, 0);
-    uint64_t drawn =
-        pg_amo(&pg_armci_ctx, &lock->next, owner, PG_AMO_CSWAP, 8, serving + 1, serving);
+    uint64_t serving = pg_amo(&lock->serving, owner, PG_AMO_FETCH, 8, 0, 0);
+    uint64_t drawn = pg_amo(&lock->next, owner, PG_AMO_CSWAP, 8, serving + 1, serving);
     if (drawn != serving)
         return 1;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -154,7 +153,7 @@ void ARMCIX_Unlock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)
     int owner;
     struct ticket_lock *lock = lock_of("ARMCI_Unlock", hdl, mutex, proc, &owner);
     pg_armci_all_fence();
-    pg_amo(&pg_armci_ctx, &lock->serving, owner, PG_AMO_ADD, 8, 1, 0);
+    pg_amo_nbi(&pg_armci_ctx, &lock->serving, owner, PG_AMO_ADD, 8, 1, 0, NULL);
 }
 
 static armcix_mutex_hdl_t world_mutexes; /* ARMCI_Create_mutexes */
@@ -229,7 +228,7 @@ int armci_notify(int proc)
     pg_armci_check_init("armci_notify");
     pg_armci_check_proc("armci_notify", "proc", proc);
     pg_armci_fence(proc); /* what I sent proc before arrives before the notification */
-    pg_amo(&pg_armci_ctx, &notify_received[pg_world.me], proc, PG_AMO_ADD, 8, 1, 0);
+    pg_amo_nbi(&pg_armci_ctx, &notify_received[pg_world.me], proc, PG_AMO_ADD, 8, 1, 0, NULL);
     return (int)++notify_sent[proc];
 }
 

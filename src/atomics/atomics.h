@@ -13,8 +13,13 @@ struct pangea_ctx;
 
 /* Applies op to the width-byte (4 or 8) object at symmetric address dest on pe and returns
  * the previous value, zero-extended. cond is the compare-and-swap comparand. */
-uint64_t pg_amo(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, size_t width,
-                uint64_t value, uint64_t cond);
+uint64_t pg_amo(void *dest, int pe, enum pg_amo_op op, size_t width, uint64_t value, uint64_t cond);
+/* The same without waiting: returns once issued, and the previous value (width bytes) lands in
+ * fetch, unless fetch is NULL (an update only). Off-node it is complete, fetch filled, when
+ * ctx's quiet returns (NULL ctx: a quiet of all); it is applied after my earlier operations
+ * to the target's node. */
+void pg_amo_nbi(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, size_t width,
+                uint64_t value, uint64_t cond, void *fetch);
 
 /* OpenSHMEM locks on a symmetric long: FIFO (an MCS queue; waiters spin on their own
  * memory), not reentrant. */

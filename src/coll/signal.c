@@ -117,7 +117,7 @@ void pg_coll_notify(const struct pangea_team *team, int pe)
     if (peer)
         __atomic_fetch_add(peer, 1, __ATOMIC_RELEASE);
     else
-        pg_amo(&pg_coll_ctx, flag, pe, PG_AMO_ADD, sizeof *flag, 1, 0);
+        pg_amo_nbi(&pg_coll_ctx, flag, pe, PG_AMO_ADD, sizeof *flag, 1, 0, NULL);
 }
 
 void pg_coll_put_notify(const struct pangea_team *team, void *dest, const void *src, size_t len,

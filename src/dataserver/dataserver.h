@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PG_DS_PROTOCOL_VERSION 3
+#define PG_DS_PROTOCOL_VERSION 4
 
 /* The largest chunk (PANGEA_PIPELINE_BUFFER_SIZE) pangea-tune tries; the transport is set up
  * so that messages of up to this much data go eagerly (see pg_net_init). */
@@ -79,7 +79,10 @@ enum pg_ds_type {
     PG_DS_PUT = 1,   /* data follows the layout descriptor */
     PG_DS_GET,       /* the server streams the data back in GET_REPLY messages */
     PG_DS_AMO,       /* op, width, operand, compare */
-    PG_DS_ACK,       /* reply to a put, accumulate or non-fetching AMO */
+    PG_DS_ACK,       /* reply to puts, accumulates and non-fetching AMOs: for an ordered one,
+                        every ordered request of the source to this node up to number `order`
+                        that has no reply of its own is done, `operand` of them since the last
+                        ACK */
     PG_DS_GET_REPLY, /* part of a get's data: `position` and `length` say which part */
     PG_DS_AMO_REPLY, /* reply to a fetching AMO: result in operand */
     PG_DS_NACK,      /* the request was rejected; status says why */

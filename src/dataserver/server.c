@@ -34,6 +34,12 @@ struct reply_pool {
     struct pg_net_mr *packed_mr;
 };
 
+/* Ordered requests served and not yet acknowledged, of one source. */
+struct owed_ack {
+    struct pg_ds_header last; /* the latest: its number is what the acknowledgement covers */
+    uint32_t count;
+};
+
 static struct {
     struct pg_net_ep *ep;
     struct pg_ds_recv_buffer recv[2];
@@ -42,7 +48,10 @@ static struct {
     struct pg_net_mr **segment_mr; /* [local_size * PG_SEG_COUNT] */
     fi_addr_t *client;             /* [npes], inserted on a PE's first request */
     struct ds_stream *streams;     /* [npes]: each source's ordered requests */
-    char *client_names;            /* [npes * stride] */
+    struct owed_ack *owed;         /* [npes] */
+    uint32_t *owing;               /* sources with acknowledgements owed */
+    int nowing;
+    char *client_names; /* [npes * stride] */
     size_t name_stride;
     pthread_t thread;
     int running, stopping;
@@ -109,6 +118,32 @@ static void reply(const struct pg_ds_header *request, uint8_t type, uint16_t sta
 {
     send_reply(&s.headers, take_reply(&s.headers), request, type, status, operand, NULL, 0, 0,
                NULL);
+}
+
+/* A put, accumulate or non-fetching AMO is done. An ordered one is acknowledged together
+ * with the source's others served in the same batch of arrivals (send_owed_acks): one
+ * message instead of one each when requests come faster than they are served. */
+static void acknowledge(const struct pg_ds_header *h)
+{
+    if (!(h->flags & PG_DS_ORDERED)) {
+        reply(h, PG_DS_ACK, 0, 0);
+        return;
+    }
+    struct owed_ack *o = &s.owed[h->source];
+    if (o->count++ == 0)
+        s.owing[s.nowing++] = h->source;
+    o->last = *h;
+}
+
+/* Reentrant: sending may serve more arrivals, which owe and send again. */
+static void send_owed_acks(void)
+{
+    while (s.nowing > 0) {
+        struct owed_ack *o = &s.owed[s.owing[--s.nowing]];
+        uint32_t count = o->count;
+        o->count = 0;
+        reply(&o->last, PG_DS_ACK, 0, count);
+    }
 }
 
 static void reject(const struct pg_ds_header *h, size_t len, int status)
@@ -213,14 +248,17 @@ static void execute(const struct pg_ds_header *h, size_t len)
     }
     if (h->type == PG_DS_AMO) {
         uint64_t old = pg_amo_apply(base + h->offset, h->op, h->width, h->operand, h->compare);
-        reply(h, h->fetch ? PG_DS_AMO_REPLY : PG_DS_ACK, 0, old);
+        if (h->fetch)
+            reply(h, PG_DS_AMO_REPLY, 0, old);
+        else
+            acknowledge(h);
         return;
     }
     if (h->type == PG_DS_GET) {
         stream(h, base, &shape);
     } else {
         apply(h, base, &shape);
-        reply(h, PG_DS_ACK, 0, 0);
+        acknowledge(h);
     }
 }
 
@@ -249,6 +287,7 @@ static void handle_events(struct pg_net_event *events, int n)
         if (e->buffer_done)
             pg_ds_recv_repost(s.ep, e->context);
     }
+    send_owed_acks();
 }
 
 #if defined(__SANITIZE_THREAD__)
@@ -382,7 +421,10 @@ void pg_ds_server_start(const char *client_names, size_t name_stride)
     s.client_names = malloc((size_t)npes * name_stride);
     s.client = malloc((size_t)npes * sizeof(fi_addr_t));
     s.streams = calloc((size_t)npes, sizeof *s.streams);
-    if (!s.client_names || !s.client || !s.streams)
+    s.owed = calloc((size_t)npes, sizeof *s.owed);
+    s.owing = malloc((size_t)npes * sizeof *s.owing);
+    s.nowing = 0;
+    if (!s.client_names || !s.client || !s.streams || !s.owed || !s.owing)
         pg_fatal("shmem_init", "out of memory for the data server's address table");
     memcpy(s.client_names, client_names, (size_t)npes * name_stride);
     for (int pe = 0; pe < npes; pe++)
@@ -425,6 +467,8 @@ void pg_ds_server_stop(void)
     for (int pe = 0; pe < pg_world.npes; pe++)
         ds_stream_reset(&s.streams[pe]);
     free(s.streams);
+    free(s.owed);
+    free(s.owing);
     free(s.client);
     free(s.client_names);
     memset(&s, 0, sizeof s);

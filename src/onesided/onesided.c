@@ -308,8 +308,8 @@ void pg_put_signal(struct pangea_ctx *ctx, void *dest, const void *src, size_t l
         /* The node's server applies my requests in issue order: the data before the signal. */
         size_t offset;
         int seg = locate(sig_addr, sizeof *sig_addr, pe, &offset, "put_signal");
-        pg_pipe_amo(completion(ctx), pe, seg, offset, op == PG_SIGNAL_SET ? PG_AMO_SET : PG_AMO_ADD,
-                    8, signal, 0, 0);
+        pg_pipe_amo_nbi(completion(ctx), pe, seg, offset,
+                        op == PG_SIGNAL_SET ? PG_AMO_SET : PG_AMO_ADD, 8, signal, 0, NULL);
     }
 }
 

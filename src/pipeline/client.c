@@ -45,16 +45,28 @@ struct call {
 struct pending {
     uint64_t seq;
     int active;
-    struct call *call; /* NULL: a non-blocking get, counted in its completion record */
+    struct call *call; /* NULL: a non-blocking get or AMO, counted in its completion record */
     size_t remaining;  /* of this request */
-    char *base;        /* shaped or contiguous get: local region */
+    char *base;        /* shaped or contiguous get: local region; non-blocking AMO: the result */
     const struct pg_strided *shape;
     void *const *pieces; /* vector get: local piece pointers, from the first of this request */
     size_t piece_bytes;
 };
 
+/* A request sent to a node, by its number there, until it is done: by its reply (a get, a
+ * fetching AMO) or by an acknowledgement that covers its number (the others). */
+enum awaits { AWAITS_NOTHING, AWAITS_ACK, AWAITS_REPLY };
+struct sent {
+    uint64_t cookie; /* its completion record */
+    uint32_t credit;
+    uint16_t order;
+    uint8_t awaits;
+};
+
 #define PENDING_SLOTS 4096
 #define REQUESTS_PER_SERVER 64
+/* A request's record is found at its number modulo this; a number waits for its slot. */
+#define SENT_SLOTS (2 * REQUESTS_PER_SERVER)
 /* Receive space a message holds beyond its bytes (provider alignment in a multi-receive). */
 #define MESSAGE_SLACK 64
 
@@ -76,6 +88,8 @@ static struct {
     struct pg_pipe_completion all; /* every context's acknowledgements */
     int *requests;                 /* [nnodes] requests awaiting a reply */
     uint16_t *order;               /* [nnodes] the number of my next ordered request there */
+    uint16_t *acked;               /* [nnodes] my oldest number there that may not be done */
+    struct sent **sent;            /* [nnodes][SENT_SLOTS], allocated on first use */
     size_t *credit_used;           /* [nnodes] */
     struct pending *pending;
     unsigned long probes_rejected;
@@ -115,6 +129,57 @@ static void acknowledged_by(const struct pg_ds_header *h)
     __atomic_fetch_sub(&c.all.acks_due, 1, __ATOMIC_RELEASE);
 }
 
+static struct sent *sent_at(int node, uint16_t order)
+{
+    return &c.sent[node][order % SENT_SLOTS];
+}
+
+static int sent_done(int node, uint16_t order)
+{
+    const struct sent *r = sent_at(node, order);
+    return r->order != order || r->awaits == AWAITS_NOTHING;
+}
+
+/* Request `order` to node is done: its credit and its place in the count come back. */
+static void sent_finish(int node, uint16_t order)
+{
+    struct sent *r = sent_at(node, order);
+    c.requests[node]--;
+    c.credit_used[node] -= r->credit;
+    r->awaits = AWAITS_NOTHING;
+    while (c.acked[node] != c.order[node] && sent_done(node, c.acked[node]))
+        c.acked[node]++;
+}
+
+/* An acknowledgement of every request to node up to number h->order that awaits one. */
+static void acknowledged_up_to(int node, const struct pg_ds_header *h)
+{
+    uint16_t first = c.acked[node], span = (uint16_t)(h->order - first);
+    if (span >= (uint16_t)(c.order[node] - first))
+        pg_fatal("remote access",
+                 "acknowledgement of unsent request %u from the data server "
+                 "of PE %u",
+                 h->order, h->target);
+    uint64_t count = 0;
+    for (uint16_t k = 0; k <= span; k++) {
+        uint16_t order = (uint16_t)(first + k);
+        struct sent *r = sent_at(node, order);
+        if (r->order != order || r->awaits != AWAITS_ACK)
+            continue;
+        if (r->cookie)
+            __atomic_fetch_sub(&((struct pg_pipe_completion *)(uintptr_t)r->cookie)->acks_due, 1,
+                               __ATOMIC_RELEASE);
+        __atomic_fetch_sub(&c.all.acks_due, 1, __ATOMIC_RELEASE);
+        sent_finish(node, order);
+        count++;
+    }
+    if (count != h->operand)
+        pg_fatal("remote access",
+                 "the data server of PE %u acknowledged %llu requests, %llu "
+                 "were due",
+                 h->target, (unsigned long long)h->operand, (unsigned long long)count);
+}
+
 static void handle_reply(const struct pg_ds_header *h, size_t len)
 {
     if (h->type == PG_DS_NACK && (h->seq & PG_DS_PROBE)) {
@@ -127,6 +192,10 @@ static void handle_reply(const struct pg_ds_header *h, size_t len)
     struct pending *p = &c.pending[h->seq % PENDING_SLOTS];
     switch (h->type) {
     case PG_DS_ACK:
+        if (h->flags & PG_DS_ORDERED) {
+            acknowledged_up_to(node, h);
+            return;
+        }
         acknowledged_by(h);
         break;
     case PG_DS_GET_REPLY:
@@ -138,10 +207,15 @@ static void handle_reply(const struct pg_ds_header *h, size_t len)
         p->active = 0;
         break;
     case PG_DS_AMO_REPLY:
-        if (!p->active || p->seq != h->seq)
+        if (!p->active || p->seq != h->seq || (h->width != 4 && h->width != 8))
             pg_fatal("atomic", "malformed reply from the data server of PE %u", h->target);
-        p->call->result = h->operand;
-        p->call->done = 1;
+        if (p->call) {
+            p->call->result = h->operand;
+            p->call->done = 1;
+        } else {
+            memcpy(p->base, &h->operand, h->width); /* little-endian: the low bytes */
+            acknowledged_by(h);
+        }
         p->active = 0;
         break;
     case PG_DS_NACK:
@@ -150,8 +224,12 @@ static void handle_reply(const struct pg_ds_header *h, size_t len)
     default:
         pg_fatal("remote access", "unknown reply type %u from the data server", h->type);
     }
-    c.requests[node]--;
-    c.credit_used[node] -= h->credit;
+    if (h->flags & PG_DS_ORDERED) {
+        sent_finish(node, h->order);
+    } else {
+        c.requests[node]--;
+        c.credit_used[node] -= h->credit;
+    }
 }
 
 /* Releases a sent block; the oldest end of the region advances over released blocks. */
@@ -249,13 +327,16 @@ static int credit_available(const void *arg)
 {
     const struct credit_need *n = arg;
     return c.requests[n->node] < REQUESTS_PER_SERVER &&
-           c.credit_used[n->node] + n->bytes <= c.credit_bytes;
+           c.credit_used[n->node] + n->bytes <= c.credit_bytes &&
+           sent_done(n->node, c.order[n->node]);
 }
 
 /* A block for a message of `bytes` to `node`, once the node's credits allow it. */
 static struct block *take_block(int node, size_t bytes, uint32_t *credit)
 {
     struct credit_need need = {node, bytes + MESSAGE_SLACK};
+    if (!c.sent[node] && !(c.sent[node] = calloc(SENT_SLOTS, sizeof(struct sent))))
+        pg_fatal("remote access", "out of memory");
     if (!credit_available(&need))
         wait_until(credit_available, &need);
     size_t size = (sizeof(struct block) + bytes + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1);
@@ -281,6 +362,11 @@ static void send_block(int pe, struct block *b, struct pg_ds_header *h, size_t b
     h->version = PG_DS_PROTOCOL_VERSION;
     h->flags = PG_DS_ORDERED;
     h->order = c.order[node]++;
+    int replied = h->type == PG_DS_GET || (h->type == PG_DS_AMO && h->fetch);
+    *sent_at(node, h->order) = (struct sent){.cookie = h->cookie,
+                                             .credit = h->credit,
+                                             .order = h->order,
+                                             .awaits = replied ? AWAITS_REPLY : AWAITS_ACK};
     h->source = (uint32_t)pg_world.me;
     h->target = (uint32_t)pe;
     memcpy(b->data, h, sizeof *h);
@@ -629,33 +715,48 @@ static int amo_done(const void *arg)
     return ((const struct call *)arg)->done;
 }
 
-uint64_t pg_pipe_amo(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, int op,
-                     size_t width, uint64_t value, uint64_t compare, int fetch)
+/* Sends an AMO request; a fetching one is numbered by the caller's pending slot. Lock held. */
+static void send_amo(int pe, int seg, size_t offset, int op, size_t width, uint64_t value,
+                     uint64_t compare, struct pg_pipe_completion *cc, struct pending *p)
 {
-    pthread_mutex_lock(&c.lock);
     struct pg_ds_header h = {.type = PG_DS_AMO,
                              .segment = (uint8_t)seg,
                              .op = (uint8_t)op,
                              .width = (uint8_t)width,
-                             .fetch = (uint8_t)fetch,
+                             .fetch = p != NULL,
                              .offset = offset,
                              .length = width,
                              .cookie = (uint64_t)(uintptr_t)cc,
                              .operand = value,
                              .compare = compare};
     struct block *b = take_block(pg_world.node_of[pe], sizeof h, &h.credit);
+    h.seq = p ? p->seq : c.next_seq++;
+    send_block(pe, b, &h, sizeof h);
+}
+
+uint64_t pg_pipe_amo(int pe, int seg, size_t offset, int op, size_t width, uint64_t value,
+                     uint64_t compare)
+{
     struct call call = {0};
-    if (fetch) {
-        h.seq = take_pending(&call)->seq;
-        send_block(pe, b, &h, sizeof h);
-        wait_until(amo_done, &call);
-    } else {
-        h.seq = c.next_seq++;
-        count_ack_due(cc);
-        send_block(pe, b, &h, sizeof h);
-    }
+    pthread_mutex_lock(&c.lock);
+    send_amo(pe, seg, offset, op, width, value, compare, NULL, take_pending(&call));
+    wait_until(amo_done, &call);
     pthread_mutex_unlock(&c.lock);
     return call.result;
+}
+
+void pg_pipe_amo_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, int op,
+                     size_t width, uint64_t value, uint64_t compare, void *fetch)
+{
+    pthread_mutex_lock(&c.lock);
+    struct pending *p = NULL;
+    if (fetch) {
+        p = take_pending(NULL);
+        p->base = fetch;
+    }
+    count_ack_due(cc);
+    send_amo(pe, seg, offset, op, width, value, compare, cc, p);
+    pthread_mutex_unlock(&c.lock);
 }
 
 static int acknowledged(const void *arg)
@@ -739,10 +840,12 @@ void pipe_client_open(void)
     c.requests = calloc((size_t)pg_world.nnodes, sizeof(int));
     c.credit_used = calloc((size_t)pg_world.nnodes, sizeof(size_t));
     c.order = calloc((size_t)pg_world.nnodes, sizeof *c.order);
+    c.acked = calloc((size_t)pg_world.nnodes, sizeof *c.acked);
+    c.sent = calloc((size_t)pg_world.nnodes, sizeof *c.sent);
     c.server = calloc((size_t)pg_world.nnodes, sizeof(fi_addr_t));
     c.regions = calloc((size_t)pg_world.npes * PG_SEG_COUNT, sizeof *c.regions);
-    if (!c.region || !c.pending || !c.requests || !c.credit_used || !c.order || !c.server ||
-        !c.regions)
+    if (!c.region || !c.pending || !c.requests || !c.credit_used || !c.order || !c.acked ||
+        !c.sent || !c.server || !c.regions)
         pg_fatal("shmem_init", "out of memory for the network client");
     memset(c.region, 0, c.region_size);
     if (pg_net_local_mr()) {
@@ -801,6 +904,10 @@ void pipe_client_close(void)
     free(c.requests);
     free(c.credit_used);
     free(c.order);
+    free(c.acked);
+    for (int node = 0; node < pg_world.nnodes; node++)
+        free(c.sent[node]);
+    free(c.sent);
     free(c.server);
     c.ep = NULL;
     c.region_mr = NULL;

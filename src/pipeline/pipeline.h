@@ -50,8 +50,12 @@ void pg_pipe_acc_vector(struct pg_pipe_completion *cc, int pe, int seg, const ui
                         const void *scale);
 void pg_pipe_get_vector(int pe, int seg, const uint64_t *remote, void *const *local, size_t count,
                         size_t bytes);
-uint64_t pg_pipe_amo(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, int op,
-                     size_t width, uint64_t value, uint64_t compare, int fetch);
+/* AMOs: pg_pipe_amo waits for the old value; pg_pipe_amo_nbi returns at once, counted in cc,
+ * and the old value (width bytes) lands in fetch unless fetch is NULL. */
+uint64_t pg_pipe_amo(int pe, int seg, size_t offset, int op, size_t width, uint64_t value,
+                     uint64_t compare);
+void pg_pipe_amo_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, int op,
+                     size_t width, uint64_t value, uint64_t compare, void *fetch);
 void pg_pipe_quiet(struct pg_pipe_completion *cc);
 
 /* Sends raw bytes to a node's server (fault-injection tests). A rejected message whose seq

@@ -2,8 +2,8 @@
  * twins, and the deprecated names. Values travel as bits; the engine works by width. */
 #include "shmem_internal.h"
 
-static inline uint64_t amo(const char *call, shmem_ctx_t ctx, const void *dest, int pe,
-                           enum pg_amo_op op, size_t width, uint64_t value, uint64_t cond)
+static inline void amo_checks(const char *call, shmem_ctx_t ctx, const void *dest, int pe,
+                              enum pg_amo_op op, size_t width)
 {
     PG_CHECKS(pg_check_init(call); pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
               pg_check_pe(call, "pe", pe);
@@ -12,7 +12,23 @@ static inline uint64_t amo(const char *call, shmem_ctx_t ctx, const void *dest, 
                                                     "argument 'dest' = %p is not "
                                                     "aligned to its %zu-byte type",
                                                     dest, width));
-    return pg_amo(pg_ctx(ctx), (void *)dest, pg_ctx_pe(ctx, pe), op, width, value, cond);
+}
+
+static inline uint64_t amo(const char *call, shmem_ctx_t ctx, const void *dest, int pe,
+                           enum pg_amo_op op, size_t width, uint64_t value, uint64_t cond)
+{
+    amo_checks(call, ctx, dest, pe, op, width);
+    return pg_amo((void *)dest, pg_ctx_pe(ctx, pe), op, width, value, cond);
+}
+
+/* Non-fetching and nbi forms: complete at the context's quiet; fetch (NULL: none) receives
+ * the old value by then. */
+static inline void amo_nbi(const char *call, shmem_ctx_t ctx, const void *dest, int pe,
+                           enum pg_amo_op op, size_t width, uint64_t value, uint64_t cond,
+                           void *fetch)
+{
+    amo_checks(call, ctx, dest, pe, op, width);
+    pg_amo_nbi(pg_ctx(ctx), (void *)dest, pg_ctx_pe(ctx, pe), op, width, value, cond, fetch);
 }
 
 /* One blocking family member, with and without ctx. */
@@ -30,31 +46,32 @@ static inline uint64_t amo(const char *call, shmem_ctx_t ctx, const void *dest, 
     PG_ALIAS(shmem_ctx_##N##_atomic_##OPNAME)                                                   \
     PG_ALIAS(shmem_##N##_atomic_##OPNAME)
 
-#define PG_AMO_NONFETCHING(T, N, OPNAME, OP, PARAMS, ARGS, VALUE)                              \
-    void pshmem_ctx_##N##_atomic_##OPNAME(shmem_ctx_t ctx, PARAMS)                             \
-    {                                                                                          \
-        amo("shmem_ctx_" #N "_atomic_" #OPNAME, ctx, ARGS, OP, sizeof(T), VALUE, 0);           \
-    }                                                                                          \
-    void pshmem_##N##_atomic_##OPNAME(PARAMS)                                                  \
-    {                                                                                          \
-        amo("shmem_" #N "_atomic_" #OPNAME, SHMEM_CTX_DEFAULT, ARGS, OP, sizeof(T), VALUE, 0); \
-    }                                                                                          \
-    PG_ALIAS(shmem_ctx_##N##_atomic_##OPNAME)                                                  \
+#define PG_AMO_NONFETCHING(T, N, OPNAME, OP, PARAMS, ARGS, VALUE)                                 \
+    void pshmem_ctx_##N##_atomic_##OPNAME(shmem_ctx_t ctx, PARAMS)                                \
+    {                                                                                             \
+        amo_nbi("shmem_ctx_" #N "_atomic_" #OPNAME, ctx, ARGS, OP, sizeof(T), VALUE, 0, NULL);    \
+    }                                                                                             \
+    void pshmem_##N##_atomic_##OPNAME(PARAMS)                                                     \
+    {                                                                                             \
+        amo_nbi("shmem_" #N "_atomic_" #OPNAME, SHMEM_CTX_DEFAULT, ARGS, OP, sizeof(T), VALUE, 0, \
+                NULL);                                                                            \
+    }                                                                                             \
+    PG_ALIAS(shmem_ctx_##N##_atomic_##OPNAME)                                                     \
     PG_ALIAS(shmem_##N##_atomic_##OPNAME)
 
-/* nbi fetching forms: the old value lands in *fetch (complete at once on-node). */
+/* nbi fetching forms: the old value lands in *fetch by the context's quiet. */
 #define PG_AMO_NBI(T, N, OPNAME, OP, PARAMS, ARGS, VALUE, COND)                                   \
     void pshmem_ctx_##N##_atomic_##OPNAME##_nbi(shmem_ctx_t ctx, T *fetch, PARAMS)                \
     {                                                                                             \
         PG_CHECKS(pg_check_buffer("shmem_ctx_" #N "_atomic_" #OPNAME "_nbi", "fetch", fetch, 1)); \
-        *fetch = PG_FROM_BITS(T, amo("shmem_ctx_" #N "_atomic_" #OPNAME "_nbi", ctx, ARGS, OP,    \
-                                     sizeof(T), VALUE, COND));                                    \
+        amo_nbi("shmem_ctx_" #N "_atomic_" #OPNAME "_nbi", ctx, ARGS, OP, sizeof(T), VALUE, COND, \
+                fetch);                                                                           \
     }                                                                                             \
     void pshmem_##N##_atomic_##OPNAME##_nbi(T *fetch, PARAMS)                                     \
     {                                                                                             \
         PG_CHECKS(pg_check_buffer("shmem_" #N "_atomic_" #OPNAME "_nbi", "fetch", fetch, 1));     \
-        *fetch = PG_FROM_BITS(T, amo("shmem_" #N "_atomic_" #OPNAME "_nbi", SHMEM_CTX_DEFAULT,    \
-                                     ARGS, OP, sizeof(T), VALUE, COND));                          \
+        amo_nbi("shmem_" #N "_atomic_" #OPNAME "_nbi", SHMEM_CTX_DEFAULT, ARGS, OP, sizeof(T),    \
+                VALUE, COND, fetch);                                                              \
     }                                                                                             \
     PG_ALIAS(shmem_ctx_##N##_atomic_##OPNAME##_nbi)                                               \
     PG_ALIAS(shmem_##N##_atomic_##OPNAME##_nbi)

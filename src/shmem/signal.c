@@ -48,7 +48,7 @@ static inline void signal_update(const char *call, shmem_ctx_t ctx, uint64_t *si
     PG_CHECKS(pg_check_init(call); pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
               pg_check_pe(call, "pe", pe);
               pg_check_symmetric(call, "sig_addr", sig_addr, sizeof *sig_addr));
-    pg_amo(pg_ctx(ctx), sig_addr, pg_ctx_pe(ctx, pe), op, sizeof *sig_addr, signal, 0);
+    pg_amo_nbi(pg_ctx(ctx), sig_addr, pg_ctx_pe(ctx, pe), op, sizeof *sig_addr, signal, 0, NULL);
 }
 
 void pshmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)

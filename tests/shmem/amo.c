@@ -300,6 +300,43 @@ DEFINE_CONTEND(long, long)
 DEFINE_CONTEND(int, int)
 DEFINE_CONTEND(uint64_t, uint64)
 
+/* Every PE issues m fetch_add_nbi(1) on PE 0's words[0], each into its own slot, and m
+ * non-fetching add(3) on words[1], then one quiet: every fetched value 0 .. npes * m - 1 comes
+ * out exactly once and both totals are exact. */
+static void contend_nbi(long m)
+{
+    long *fetched = malloc((size_t)m * sizeof *fetched);
+    CHECK(fetched != NULL, "allocation failed");
+    if (!fetched)
+        return;
+    long *ctr = (long *)words;
+    uint64_t total = (uint64_t)npes * (uint64_t)m;
+    ctr[0] = ctr[1] = 0;
+    shmem_barrier_all();
+    for (long i = 0; i < m; i++) {
+        fetched[i] = -1;
+        int v = (int)(i % NVARIANTS);
+        AMO(v, long, fetch_add_nbi, &fetched[i], &ctr[0], 1L, 0);
+        AMO(v, long, add, &ctr[1], 3L, 0);
+    }
+    shmem_quiet();
+    for (long i = 0; i < m; i++) {
+        CHECK(fetched[i] >= 0 && (uint64_t)fetched[i] < total,
+              "fetch_add_nbi contention: slot %ld fetched %ld after quiet", i, fetched[i]);
+        if (fetched[i] >= 0 && (uint64_t)fetched[i] < total)
+            mark((uint64_t)fetched[i], "fetch_add_nbi contention");
+    }
+    shmem_barrier_all();
+    if (me == 0) {
+        CHECK((uint64_t)ctr[0] == total, "fetch_add_nbi contention: total %ld, want %llu", ctr[0],
+              (unsigned long long)total);
+        CHECK((uint64_t)ctr[1] == 3 * total, "add contention: total %ld, want %llu", ctr[1],
+              (unsigned long long)(3 * total));
+    }
+    check_marks(total, "fetch_add_nbi contention");
+    free(fetched);
+}
+
 /* Increments through compare_swap loops. */
 static void contend_cswap(long m)
 {
@@ -412,6 +449,7 @@ int main(void)
     contend_long(m);
     contend_int(m);
     contend_uint64(m);
+    contend_nbi(m);
     contend_cswap(test_scaled(500));
     swap_chain(test_scaled(500));
     if (npes <= 32) {
