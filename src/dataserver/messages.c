@@ -43,6 +43,12 @@ void pg_ds_recv_open(struct pg_net_ep *ep, struct pg_ds_recv_buffer *b, size_t s
     b->data = malloc(b->size);
     if (!b->data)
         pg_fatal("shmem_init", "out of memory for %zu-byte receive buffers", b->size);
+    /* Messages fill the buffer from its start, so until it has been used once the provider's
+     * copy of every message takes a page fault per 4 KiB inside recv (2 x 64 MiB of buffer
+     * with 1M chunks: 512K messages took 2.3 ms instead of 0.2 ms). Back it now; a memset
+     * after malloc would become a calloc, which leaves fresh pages untouched. */
+    for (size_t at = 0; at < b->size; at += 4096)
+        ((volatile char *)b->data)[at] = 0;
     b->mr = pg_net_local_mr() ? pg_net_mr_reg(ep, b->data, b->size, FI_RECV) : NULL;
     pg_net_post_multi_recv(ep, b->data, b->size, pg_net_mr_desc(b->mr), &b->ctx);
 }
