@@ -5,7 +5,13 @@
  * transfer is checked. Output: one line per measurement, MB/s with MB = 10^6 bytes, median of
  * REPEATS timings of a window of transfers followed by shmem_quiet.
  *
- *   oshrun -np 2 pipeline_bench [-q]     (-q: fewer repetitions) */
+ *   oshrun -np 2 pipeline_bench [-q]     (-q: fewer repetitions)
+ *
+ * With -1, each timing is one contiguous put + quiet (a chunk alone while it fits in one, a
+ * stream of chunks beyond): 256K, 512K, 1M and 4M, or only BYTES (e.g. under a tracer), median
+ * and fastest of REPEATS (default 30).
+ *
+ *   oshrun -np 2 pipeline_bench -1 [REPEATS [BYTES]] */
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 #include <stdio.h>
@@ -53,8 +59,44 @@ static void transfer(enum kind k, char *remote, char *local, size_t bytes)
     }
 }
 
+#define MAX_ALONE_REPEATS 1000
+
+static void put_alone(char *remote, char *local, size_t bytes, int repeats)
+{
+    static double t[MAX_ALONE_REPEATS];
+    for (int r = -2; r < repeats; r++) { /* two warm-up rounds */
+        double start = now();
+        transfer(CONTIG_PUT, remote, local, bytes);
+        shmem_quiet();
+        if (r >= 0)
+            t[r] = now() - start;
+    }
+    qsort(t, (size_t)repeats, sizeof t[0], compare);
+    double median = t[repeats / 2];
+    printf("put+quiet alone %8zu B  median %8.1f us %7.0f MB/s   fastest %8.1f us %7.0f MB/s\n",
+           bytes, median * 1e6, (double)bytes / median / 1e6, t[0] * 1e6,
+           (double)bytes / t[0] / 1e6);
+    fflush(stdout);
+}
+
+static void puts_alone(char *remote, char *local, int argc, char **argv)
+{
+    int repeats = argc > 2 ? atoi(argv[2]) : 30;
+    if (repeats < 1 || repeats > MAX_ALONE_REPEATS)
+        repeats = 30;
+    size_t only = argc > 3 ? strtoull(argv[3], NULL, 0) : 0;
+    if (only && only <= MAX_BYTES) {
+        put_alone(remote, local, only, repeats);
+        return;
+    }
+    for (size_t bytes = 256 * 1024; bytes <= (1u << 20); bytes *= 2)
+        put_alone(remote, local, bytes, repeats);
+    put_alone(remote, local, MAX_BYTES, repeats);
+}
+
 int main(int argc, char **argv)
 {
+    int alone = argc > 1 && strcmp(argv[1], "-1") == 0;
     int repeats = argc > 1 && strcmp(argv[1], "-q") == 0 ? 5 : 15;
     shmem_init();
     int me = shmem_my_pe();
@@ -76,7 +118,9 @@ int main(int argc, char **argv)
         const char *size = getenv("PANGEA_PIPELINE_BUFFER_SIZE");
         printf("# pipeline_bench: buffers %s, buffer size %s\n", buffers ? buffers : "default",
                size ? size : "default");
-        for (enum kind k = STRIDED_PUT; k <= CONTIG_GET; k++) {
+        if (alone)
+            puts_alone(remote, local, argc, argv);
+        for (enum kind k = STRIDED_PUT; k <= CONTIG_GET && !alone; k++) {
             for (size_t bytes = 64 * 1024; bytes <= MAX_BYTES; bytes *= 4) {
                 int window = bytes >= (1u << 20) ? 4 : 16;
                 double t[15];
