@@ -121,12 +121,17 @@ static void get_arrived(struct pending *p, const struct pg_ds_header *h, size_t 
 }
 
 /* An operation counted in a completion record (echoed as the cookie) is complete. */
-static void acknowledged_by(const struct pg_ds_header *h)
+static void completed(uint64_t cookie)
 {
-    if (h->cookie)
-        __atomic_fetch_sub(&((struct pg_pipe_completion *)(uintptr_t)h->cookie)->acks_due, 1,
+    if (cookie)
+        __atomic_fetch_sub(&((struct pg_pipe_completion *)(uintptr_t)cookie)->acks_due, 1,
                            __ATOMIC_RELEASE);
     __atomic_fetch_sub(&c.all.acks_due, 1, __ATOMIC_RELEASE);
+}
+
+static void acknowledged_by(const struct pg_ds_header *h)
+{
+    completed(h->cookie);
 }
 
 static struct sent *sent_at(int node, uint16_t order)
@@ -166,10 +171,7 @@ static void acknowledged_up_to(int node, const struct pg_ds_header *h)
         struct sent *r = sent_at(node, order);
         if (r->order != order || r->awaits != AWAITS_ACK)
             continue;
-        if (r->cookie)
-            __atomic_fetch_sub(&((struct pg_pipe_completion *)(uintptr_t)r->cookie)->acks_due, 1,
-                               __ATOMIC_RELEASE);
-        __atomic_fetch_sub(&c.all.acks_due, 1, __ATOMIC_RELEASE);
+        completed(r->cookie);
         sent_finish(node, order);
         count++;
     }
