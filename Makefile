@@ -160,11 +160,12 @@ ifneq (,$(findstring thread,$(SANITIZE)))
 check: export TSAN_OPTIONS ?= suppressions=$(abspath tests/tsan.supp)
 check: export UCX_MEM_EVENTS ?= no
 endif
-# As root, the suite runs again with the PEs on two emulated nodes (network namespaces).
+# As root, the suite runs again with the PEs on two and on three emulated nodes (network
+# namespaces): three give uneven nodes (8 PEs: 3 + 3 + 2) and a server with PEs of two nodes.
 check: all tests examples
 	$(MAKE) --no-print-directory check-install
-	@if tests/netns/netns-run.sh --can-run; then nodes="1 2"; else nodes=1; \
-	    echo "check: not root or no network namespaces: the multi-node pass is SKIPPED"; fi; \
+	@if tests/netns/netns-run.sh --can-run; then nodes="1 2 3"; else nodes=1; \
+	    echo "check: not root or no network namespaces: the multi-node passes are SKIPPED"; fi; \
 	    TEST_NODES="$$nodes" tests/run-tests.sh $(BUILD) || exit 1; \
 	    if [ "$$nodes" != 1 ]; then tests/tune/quick-netns.sh $(BUILD); fi
 

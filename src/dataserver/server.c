@@ -34,6 +34,15 @@ struct reply_pool {
     struct pg_net_mr *packed_mr;
 };
 
+/* Requests read from the completion queue and not yet served, oldest first (a ring that
+ * grows). Serving never serves more from inside: a reply waiting for a buffer only collects
+ * completions, so the send completion it waits for is never left unread in the events of a
+ * suspended outer call (which deadlocked servers with 5 or more remote PEs). */
+struct arrivals {
+    struct pg_net_event *ring;
+    size_t head, count, cap;
+};
+
 /* Ordered requests served and not yet acknowledged, of one source. */
 struct owed_ack {
     struct pg_ds_header last; /* the latest: its number is what the acknowledgement covers */
@@ -51,6 +60,7 @@ static struct {
     struct owed_ack *owed;         /* [npes] */
     uint32_t *owing;               /* sources with acknowledgements owed */
     int nowing;
+    struct arrivals arrivals;
     char *client_names; /* [npes * stride] */
     size_t name_stride;
     pthread_t thread;
@@ -64,14 +74,46 @@ static uint64_t now_us(void)
     return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
 }
 
-static void handle_events(struct pg_net_event *events, int n);
+static void arrival_push(const struct pg_net_event *e)
+{
+    struct arrivals *q = &s.arrivals;
+    if (q->count == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 256;
+        struct pg_net_event *ring = malloc(cap * sizeof *ring);
+        if (!ring)
+            pg_fatal("data server", "out of memory queueing %zu requests", cap);
+        for (size_t i = 0; i < q->count; i++)
+            ring[i] = q->ring[(q->head + i) % q->cap];
+        free(q->ring);
+        q->ring = ring;
+        q->head = 0;
+        q->cap = cap;
+    }
+    q->ring[(q->head + q->count++) % q->cap] = *e;
+}
 
-static void progress(void)
+static struct pg_net_event arrival_pop(void)
+{
+    struct arrivals *q = &s.arrivals;
+    struct pg_net_event e = q->ring[q->head];
+    q->head = (q->head + 1) % q->cap;
+    q->count--;
+    return e;
+}
+
+/* Reads completions, waiting up to wait_ms for one (0: not at all): a sent reply frees its
+ * buffer at once, a request joins the arrivals. Returns how many were read. */
+static int collect(int wait_ms)
 {
     struct pg_net_event events[16];
-    int n = pg_net_poll(s.ep, events, 16);
-    if (n > 0)
-        handle_events(events, n);
+    int n = wait_ms ? pg_net_wait(s.ep, events, 16, wait_ms) : pg_net_poll(s.ep, events, 16);
+    for (int i = 0; i < n; i++) {
+        if (events[i].is_recv)
+            arrival_push(&events[i]);
+        else
+            ((struct reply_buffer *)events[i].context)->busy = 0; /* either pool */
+    }
+    return n;
 }
 
 static struct reply_buffer *take_reply(struct reply_pool *pool)
@@ -83,7 +125,7 @@ static struct reply_buffer *take_reply(struct reply_pool *pool)
             r->busy = 1;
             return r;
         }
-        progress();
+        collect(0);
     }
 }
 
@@ -135,7 +177,6 @@ static void acknowledge(const struct pg_ds_header *h)
     o->last = *h;
 }
 
-/* Reentrant: sending may serve more arrivals, which owe and send again. */
 static void send_owed_acks(void)
 {
     while (s.nowing > 0) {
@@ -274,20 +315,24 @@ static void serve(const struct pg_ds_header *h, size_t len)
         reject(h, len, status);
 }
 
-static void handle_events(struct pg_net_event *events, int n)
+/* Arrivals per acknowledgement batch: fewer messages, against credits held longer. */
+#define ACK_BATCH 16
+
+/* Serves the arrivals in order, those that come meanwhile too. A request lies in its receive
+ * buffer, whose used-up notice queues behind it: the buffer is posted again once every
+ * request in it has been served. */
+static void serve_arrivals(void)
 {
-    for (int i = 0; i < n; i++) {
-        struct pg_net_event *e = &events[i];
-        if (!e->is_recv) {
-            ((struct reply_buffer *)e->context)->busy = 0; /* either pool */
-            continue;
+    while (s.arrivals.count) {
+        for (int i = 0; i < ACK_BATCH && s.arrivals.count; i++) {
+            struct pg_net_event e = arrival_pop();
+            if (e.len)
+                serve(e.buf, e.len);
+            if (e.buffer_done)
+                pg_ds_recv_repost(s.ep, e.context);
         }
-        if (e->len)
-            serve(e->buf, e->len);
-        if (e->buffer_done)
-            pg_ds_recv_repost(s.ep, e->context);
+        send_owed_acks();
     }
-    send_owed_acks();
 }
 
 #if defined(__SANITIZE_THREAD__)
@@ -312,9 +357,8 @@ static void *server_main(void *arg)
     __tsan_ignore_thread_begin();
 #endif
     uint64_t spin_us = (uint64_t)pg_cfg.server_spin_us, last = now_us();
-    struct pg_net_event events[16];
     while (!s.stopping) {
-        int n = pg_net_poll(s.ep, events, 16);
+        int n = collect(0);
         if (n == 0 && now_us() - last < spin_us) {
             /* Yielding costs little when nothing else wants the core; spinning without it
              * held the core from the PEs whose requests the server waits for whenever a
@@ -323,9 +367,9 @@ static void *server_main(void *arg)
             continue;
         }
         if (n == 0)
-            n = pg_net_wait(s.ep, events, 16, 1000);
+            n = collect(1000);
         if (n > 0) {
-            handle_events(events, n);
+            serve_arrivals();
             last = now_us();
         }
     }
@@ -358,7 +402,7 @@ static void pool_close(struct reply_pool *pool)
 {
     for (int i = 0; i < pool->count; i++)
         while (pool->buffers[i].busy)
-            progress();
+            collect(0);
     pg_net_mr_close(pool->headers_mr);
     pg_net_mr_close(pool->packed_mr);
     free(pool->packed);
@@ -469,6 +513,7 @@ void pg_ds_server_stop(void)
     free(s.streams);
     free(s.owed);
     free(s.owing);
+    free(s.arrivals.ring);
     free(s.client);
     free(s.client_names);
     memset(&s, 0, sizeof s);

@@ -2,7 +2,7 @@
 # pangea-tune --quick across two emulated nodes (network namespaces, one PE each) must finish
 # within a minute, pass its correctness check and write a tuning file that the library then
 # applies without a warning (pangea-info shows the pipeline values coming from the file).
-# Part of `make check` when the multi-node pass runs; prints "PASS tune_quick" or FAIL lines.
+# Part of `make check` when the multi-node passes run; prints "PASS tune_quick" or FAIL lines.
 #
 #   tests/tune/quick-netns.sh [BUILD_DIR]
 set -u
