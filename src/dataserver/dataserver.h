@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PG_DS_PROTOCOL_VERSION 4
+#define PG_DS_PROTOCOL_VERSION 5
 
 /* The largest chunk (PANGEA_PIPELINE_BUFFER_SIZE) pangea-tune tries; the transport is set up
  * so that messages of up to this much data go eagerly (see pg_net_init). */
@@ -99,7 +99,25 @@ enum pg_ds_layout {
                       offset; strides non-negative */
     PG_DS_VECTOR,  /* descriptor: u64 pieces, u64 bytes, u64 offset[pieces] (offset unused);
                       a message carries whole pieces (position 0) */
+    PG_DS_RECORDS, /* a put of small puts, each to its own PE of the node, segment and offset:
+                      the data is records (struct pg_ds_record, then its bytes padded to 8),
+                      applied in order; no descriptor, position 0, target the first record's,
+                      length the records' bytes */
 };
+
+/* One put of a PG_DS_RECORDS message. */
+struct pg_ds_record {
+    uint64_t offset;
+    uint32_t target;
+    uint16_t length; /* data bytes, at least 1 */
+    uint8_t segment;
+    uint8_t unused;
+};
+/* Bytes a record of `len` data bytes takes in a message. */
+static inline size_t pg_ds_record_bytes(size_t len)
+{
+    return sizeof(struct pg_ds_record) + ((len + 7) & ~(size_t)7);
+}
 
 /* Every message starts with this header (fixed layout; little-endian hosts). */
 struct pg_ds_header {
@@ -153,10 +171,11 @@ enum pg_ds_status {
 const char *pg_ds_status_text(int status);
 
 /* A valid request's layout, decoded: a strided region of `levels` levels from `offset`
- * (levels 0: contiguous, count[0] = position + length; an AMO: its width), or `pieces`
+ * (levels 0: contiguous, count[0] = position + length; an AMO: its width), `pieces`
  * vector pieces of piece_bytes each at offsets[] (in the request's descriptor, so valid as
- * long as the request is). span: the bytes from offset it may touch (vectors: from 0, the
- * largest offset + piece_bytes). */
+ * long as the request is), or `pieces` records, whose targets, segments and ranges the server
+ * checks one by one. span: the bytes from offset it may touch (vectors: from 0, the largest
+ * offset + piece_bytes; records: 0). */
 struct pg_ds_shape {
     int levels;
     size_t count[PG_MAX_STRIDE + 1];

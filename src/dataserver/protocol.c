@@ -4,6 +4,8 @@
 
 #include "memory/memory.h"
 
+#include <string.h>
+
 #define KERNEL(T)                                                                \
     static uint64_t amo_##T(T *p, enum pg_amo_op op, T value, T compare)         \
     {                                                                            \
@@ -53,7 +55,7 @@ const char *pg_ds_status_text(int status)
         [PG_DS_BAD_LENGTH] = "message length does not match the header",
         [PG_DS_BAD_AMO] = "bad atomic operation, width or alignment",
         [PG_DS_BAD_ACC] = "bad accumulate type, length or alignment",
-        [PG_DS_BAD_LAYOUT] = "bad strided or vector layout",
+        [PG_DS_BAD_LAYOUT] = "bad strided, vector or records layout",
         [PG_DS_BAD_ORDER] = "request number already served",
     };
     if (status < 0 || status > PG_DS_BAD_ORDER)
@@ -125,7 +127,35 @@ static int decode_vector(const struct pg_ds_header *h, size_t payload, struct pg
     return PG_DS_OK;
 }
 
-static int decode_layout(const struct pg_ds_header *h, size_t payload, struct pg_ds_shape *sh)
+/* Records: at least one, each whole within the message, of 1 byte or more, to a PE of the job
+ * and a known segment, its range without overflow. Only puts carry them. */
+static int decode_records(const struct pg_ds_header *h, size_t payload, int npes,
+                          struct pg_ds_shape *sh)
+{
+    if (h->type != PG_DS_PUT || h->position != 0 || h->length != payload || payload == 0)
+        return PG_DS_BAD_LAYOUT;
+    const char *at = (const char *)(h + 1), *end = at + payload;
+    for (; at < end; sh->pieces++) {
+        struct pg_ds_record r;
+        if ((size_t)(end - at) < sizeof r)
+            return PG_DS_BAD_LENGTH;
+        memcpy(&r, at, sizeof r);
+        uint64_t last;
+        if (r.length == 0 || __builtin_add_overflow(r.offset, r.length, &last))
+            return PG_DS_BAD_LAYOUT;
+        if (pg_ds_record_bytes(r.length) > (size_t)(end - at))
+            return PG_DS_BAD_LENGTH;
+        if (r.target >= (uint32_t)npes)
+            return PG_DS_BAD_TARGET;
+        if (r.segment >= PG_SEG_COUNT)
+            return PG_DS_BAD_SEGMENT;
+        at += pg_ds_record_bytes(r.length);
+    }
+    return PG_DS_OK;
+}
+
+static int decode_layout(const struct pg_ds_header *h, size_t payload, int npes,
+                         struct pg_ds_shape *sh)
 {
     switch (h->layout) {
     case PG_DS_CONTIG:
@@ -137,6 +167,8 @@ static int decode_layout(const struct pg_ds_header *h, size_t payload, struct pg
         return decode_strided(h, payload, sh);
     case PG_DS_VECTOR:
         return decode_vector(h, payload, sh);
+    case PG_DS_RECORDS:
+        return decode_records(h, payload, npes, sh);
     }
     return PG_DS_BAD_LAYOUT;
 }
@@ -170,7 +202,7 @@ int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes, struct pg
         sh->count[0] = sh->span = h->width;
         return PG_DS_OK;
     }
-    int status = decode_layout(h, payload, sh);
+    int status = decode_layout(h, payload, npes, sh);
     if (status != PG_DS_OK)
         return status;
     int carries_data = h->type == PG_DS_PUT || h->type == PG_DS_ACC;

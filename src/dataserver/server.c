@@ -260,6 +260,41 @@ static void stream(const struct pg_ds_header *h, char *base, const struct pg_ds_
     }
 }
 
+/* Where bytes [origin, origin + span) of PE pe's segment seg lie in this process, or NULL
+ * when pe is not on this node or the range runs past the segment. */
+static char *segment_base(uint32_t pe, int seg, uint64_t origin, uint64_t span)
+{
+    const struct pg_segment *sg = &pg_segments[seg];
+    if (pg_world.node_of[pe] != pg_world.node || !sg->peer_base || !sg->peer_base[pe] ||
+        origin > sg->size || span > sg->size - origin)
+        return NULL;
+    return sg->peer_base[pe];
+}
+
+/* A put of records (validated): all are checked before any is applied, so a bad one leaves
+ * memory as it was. */
+static void put_records(const struct pg_ds_header *h, size_t len)
+{
+    const char *first = (const char *)(h + 1), *end = first + h->length;
+    for (int applying = 0; applying < 2; applying++) {
+        for (const char *at = first; at < end;) {
+            struct pg_ds_record r;
+            memcpy(&r, at, sizeof r);
+            char *base = segment_base(r.target, r.segment, r.offset, r.length);
+            if (!base) {
+                reject(h, len,
+                       pg_world.node_of[r.target] != pg_world.node ? PG_DS_BAD_TARGET
+                                                                   : PG_DS_BAD_RANGE);
+                return;
+            }
+            if (applying)
+                memcpy(base + r.offset, at + sizeof r, r.length);
+            at += pg_ds_record_bytes(r.length);
+        }
+    }
+    acknowledge(h);
+}
+
 /* Validates a request and carries it out. */
 static void execute(const struct pg_ds_header *h, size_t len)
 {
@@ -280,10 +315,13 @@ static void execute(const struct pg_ds_header *h, size_t len)
         reject(h, len, PG_DS_BAD_TARGET);
         return;
     }
-    const struct pg_segment *seg = &pg_segments[h->segment];
-    char *base = seg->peer_base ? seg->peer_base[h->target] : NULL;
-    uint64_t origin = h->layout == PG_DS_VECTOR ? 0 : h->offset;
-    if (!base || origin > seg->size || shape.span > seg->size - origin) {
+    if (h->layout == PG_DS_RECORDS) {
+        put_records(h, len);
+        return;
+    }
+    char *base =
+        segment_base(h->target, h->segment, h->layout == PG_DS_VECTOR ? 0 : h->offset, shape.span);
+    if (!base) {
         reject(h, len, PG_DS_BAD_RANGE);
         return;
     }

@@ -44,9 +44,10 @@ static inline void copy_bytes(char *to, const char *from, size_t len)
     }
 }
 
-void pg_put(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe)
+/* An off-node put leaves at once, or with nbi may wait in its node's batch of small puts. */
+static void put_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe,
+                           int nbi)
 {
-    (void)ctx;
     if (len == 0)
         return;
     char *to = pg_mem_peer_ptr(dest, pe);
@@ -57,7 +58,20 @@ void pg_put(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int
     size_t offset;
     int seg = locate(dest, len, pe, &offset, "put");
     struct pg_strided contiguous = {.count = {len}};
-    pg_pipe_put(completion(ctx), pe, seg, offset, src, &contiguous);
+    if (nbi)
+        pg_pipe_put_nbi(completion(ctx), pe, seg, offset, src, len);
+    else
+        pg_pipe_put(completion(ctx), pe, seg, offset, src, &contiguous);
+}
+
+void pg_put(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe)
+{
+    put_contiguous(ctx, dest, src, len, pe, 0);
+}
+
+void pg_put_nbi(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe)
+{
+    put_contiguous(ctx, dest, src, len, pe, 1);
 }
 
 /* An off-node get waits for its data, or with nbi counts in the context's completion. */

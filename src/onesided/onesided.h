@@ -23,8 +23,11 @@ struct pangea_ctx {
 void pg_ctx_init(struct pangea_ctx *ctx, struct pangea_team *team, long options);
 void pg_ctx_fini(struct pangea_ctx *ctx);
 
-/* dest is a symmetric address on pe; src is local. Returns when src may be reused. */
+/* dest is a symmetric address on pe; src is local. Returns when src may be reused. An
+ * off-node put leaves at once; with nbi a small one may wait in a batch for the next request
+ * to its node, a quiet or a wait (pg_pipe_put_nbi). */
 void pg_put(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe);
+void pg_put_nbi(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe);
 /* src is a symmetric address on pe; dest is local. Returns with the data in dest. */
 void pg_get(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe);
 /* The same, returning at once: the data is in dest once pg_quiet(ctx) returns. */

@@ -10,6 +10,11 @@
  * region: the server packs and streams the data back in chunks, and the window bounds what
  * the replies may occupy in this PE's receive buffers.
  *
+ * Small nbi puts to one node are gathered into one request of records (a batch of up to
+ * PANGEA_PUT_BATCH bytes), numbered when it is sent: when full, before any other request to
+ * that node, and when the PE quiets or waits. So they keep their order with everything else
+ * the PE sends there.
+ *
  * Contiguous puts and gets of PANGEA_DIRECT_RMA_THRESHOLD bytes or more skip the copies: one
  * RMA between the caller's buffer and the target's memory, as registered by its node's
  * server, when the provider offers RMA. */
@@ -63,6 +68,18 @@ struct sent {
     uint8_t awaits;
 };
 
+/* Small puts to one node not yet sent: records (struct pg_ds_record and data), counted once
+ * in their completion record while the batch is open. */
+struct batch {
+    char *records; /* grown on demand up to c.batch_bytes */
+    size_t used, capacity;
+    struct pg_pipe_completion *cc;
+    uint32_t first_target;
+    int sending; /* a thread is sending it and waits for credit, the lock released */
+};
+/* A put is batched when its record takes at most this fraction of a batch. */
+#define BATCH_SHARE 8
+
 #define PENDING_SLOTS 4096
 #define REQUESTS_PER_SERVER 64
 /* A request's record is found at its number modulo this; a number waits for its slot. */
@@ -91,6 +108,10 @@ static struct {
     uint16_t *acked;               /* [nnodes] my oldest number there that may not be done */
     struct sent **sent;            /* [nnodes][SENT_SLOTS], allocated on first use */
     size_t *credit_used;           /* [nnodes] */
+    struct batch *batches;         /* [nnodes] */
+    int *open_batches;             /* nodes whose batch holds puts */
+    int nopen;
+    size_t batch_bytes; /* 0: no batching */
     struct pending *pending;
     unsigned long probes_rejected;
 } c = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -279,7 +300,8 @@ static void progress(void)
     }
 }
 
-/* Progresses until done() holds. Lock held; released while yielding. */
+/* Progresses until done() holds. Lock held; released while yielding (pg_wait_yield, not
+ * pg_wait_step: the waiting PE's hook would send batches from inside a send). */
 static void wait_until(int (*done)(const void *), const void *arg)
 {
     struct pg_waiter w = {0};
@@ -288,7 +310,7 @@ static void wait_until(int (*done)(const void *), const void *arg)
         if (done(arg))
             return;
         pthread_mutex_unlock(&c.lock);
-        pg_wait_step(&w);
+        pg_wait_yield(&w);
         pthread_mutex_lock(&c.lock);
     }
 }
@@ -334,7 +356,7 @@ static int credit_available(const void *arg)
 }
 
 /* A block for a message of `bytes` to `node`, once the node's credits allow it. */
-static struct block *take_block(int node, size_t bytes, uint32_t *credit)
+static struct block *reserve_block(int node, size_t bytes, uint32_t *credit)
 {
     struct credit_need need = {node, bytes + MESSAGE_SLACK};
     if (!c.sent[node] && !(c.sent[node] = calloc(SENT_SLOTS, sizeof(struct sent))))
@@ -348,12 +370,58 @@ static struct block *take_block(int node, size_t bytes, uint32_t *credit)
     struct block *b;
     while (!(b = carve(size))) {
         progress();
-        pg_wait_step(&w);
+        pg_wait_yield(&w);
     }
     c.requests[node]++;
     c.credit_used[node] += need.bytes;
     *credit = (uint32_t)need.bytes;
     return b;
+}
+
+static void send_block(int pe, struct block *b, struct pg_ds_header *h, size_t bytes);
+
+static int batch_idle(const void *arg)
+{
+    return !((const struct batch *)arg)->sending;
+}
+
+/* Sends node's batch, if it holds puts, as the node's next request. Lock held. */
+static void flush_batch(int node)
+{
+    struct batch *b = &c.batches[node];
+    if (b->sending) {
+        wait_until(batch_idle, b); /* another thread sends it */
+        return;
+    }
+    if (!b->used)
+        return;
+    b->sending = 1;
+    struct pg_ds_header h = {.type = PG_DS_PUT,
+                             .layout = PG_DS_RECORDS,
+                             .length = b->used,
+                             .cookie = (uint64_t)(uintptr_t)b->cc};
+    struct block *blk = reserve_block(node, sizeof h + b->used, &h.credit);
+    memcpy(blk->data + sizeof h, b->records, b->used);
+    h.seq = c.next_seq++;
+    send_block((int)b->first_target, blk, &h, sizeof h + b->used);
+    b->used = 0;
+    b->sending = 0;
+    for (int i = 0; i < c.nopen; i++)
+        if (c.open_batches[i] == node)
+            c.open_batches[i] = c.open_batches[--c.nopen];
+}
+
+static void flush_batches(void)
+{
+    while (c.nopen > 0)
+        flush_batch(c.open_batches[c.nopen - 1]);
+}
+
+/* A block for a request to node, after the node's batched puts: they were issued first. */
+static struct block *take_block(int node, size_t bytes, uint32_t *credit)
+{
+    flush_batch(node);
+    return reserve_block(node, bytes, credit);
 }
 
 /* Fills in the header's common fields and sends the block's first `bytes` bytes, next in my
@@ -477,6 +545,7 @@ static void direct(int write, int pe, int seg, size_t offset, void *buf, size_t 
     int node = pg_world.node_of[pe];
     const struct pg_ds_region *r = &c.regions[pe * PG_SEG_COUNT + seg];
     pthread_mutex_lock(&c.lock);
+    flush_batch(node);
     if (!node_drained(&node))
         wait_until(node_drained, &node);
     struct pg_net_mr *temporary;
@@ -494,6 +563,42 @@ static void direct(int write, int pe, int seg, size_t offset, void *buf, size_t 
     pg_net_mr_close(temporary);
 }
 
+/* Adds a small put to its node's batch, sending the batch first when the put does not fit or
+ * belongs to another completion record. */
+static void batch_put(struct pg_pipe_completion *cc, int pe, int seg, size_t offset,
+                      const void *src, size_t n)
+{
+    int node = pg_world.node_of[pe];
+    struct batch *b = &c.batches[node];
+    size_t need = pg_ds_record_bytes(n);
+    pthread_mutex_lock(&c.lock);
+    while (b->sending || (b->used && (b->cc != cc || b->used + need > c.batch_bytes)))
+        flush_batch(node);
+    if (b->used + need > b->capacity) { /* a PE putting to many nodes holds what it uses */
+        size_t capacity = b->capacity ? b->capacity : 1024;
+        while (capacity < b->used + need)
+            capacity *= 2;
+        capacity = capacity < c.batch_bytes ? capacity : c.batch_bytes;
+        char *records = realloc(b->records, capacity);
+        if (!records)
+            pg_fatal("put", "out of memory for a batch of small puts");
+        b->records = records;
+        b->capacity = capacity;
+    }
+    if (!b->used) {
+        b->cc = cc;
+        b->first_target = (uint32_t)pe;
+        count_ack_due(cc);
+        c.open_batches[c.nopen++] = node;
+    }
+    struct pg_ds_record r = {
+        .offset = offset, .target = (uint32_t)pe, .length = (uint16_t)n, .segment = (uint8_t)seg};
+    memcpy(b->records + b->used, &r, sizeof r);
+    memcpy(b->records + b->used + sizeof r, src, n);
+    b->used += need;
+    pthread_mutex_unlock(&c.lock);
+}
+
 void pg_pipe_put(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, const void *src,
                  const struct pg_strided *shape)
 {
@@ -503,6 +608,17 @@ void pg_pipe_put(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, 
     }
     struct pg_ds_header h = {.type = PG_DS_PUT, .segment = (uint8_t)seg, .offset = offset};
     send_shaped(cc, pe, &h, src, shape);
+}
+
+void pg_pipe_put_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, const void *src,
+                     size_t len)
+{
+    if (len <= UINT16_MAX && pg_ds_record_bytes(len) <= c.batch_bytes / BATCH_SHARE) {
+        batch_put(cc, pe, seg, offset, src, len);
+        return;
+    }
+    struct pg_strided contiguous = {.count = {len}};
+    pg_pipe_put(cc, pe, seg, offset, src, &contiguous);
 }
 
 void pg_pipe_acc(struct pg_pipe_completion *cc, int pe, int seg, size_t offset,
@@ -774,6 +890,7 @@ void pg_pipe_quiet(struct pg_pipe_completion *cc)
     if (__atomic_load_n(&cc->acks_due, __ATOMIC_ACQUIRE) == 0)
         return; /* nothing off-node outstanding: the common on-node case takes no lock */
     pthread_mutex_lock(&c.lock);
+    flush_batches();
     wait_until(acknowledged, cc);
     pthread_mutex_unlock(&c.lock);
 }
@@ -795,12 +912,14 @@ void pg_pipe_send_raw(int node, const void *bytes, size_t len)
     pthread_mutex_unlock(&c.lock);
 }
 
-/* Driven from every wait loop: replies are read and queued sends leave even while a PE waits
- * on its own memory (a barrier flag, wait_until). Skipped when another thread holds the lock. */
+/* Driven from every wait loop: batched puts leave, replies are read and queued sends leave
+ * even while a PE waits on its own memory (a barrier flag, wait_until), which another PE may
+ * set only after seeing those puts. Skipped when another thread holds the lock. */
 static void progress_while_waiting(void)
 {
     if (pthread_mutex_trylock(&c.lock) != 0)
         return;
+    flush_batches();
     progress();
     pthread_mutex_unlock(&c.lock);
 }
@@ -841,13 +960,17 @@ void pipe_client_open(void)
     c.pending = calloc(PENDING_SLOTS, sizeof *c.pending);
     c.requests = calloc((size_t)pg_world.nnodes, sizeof(int));
     c.credit_used = calloc((size_t)pg_world.nnodes, sizeof(size_t));
+    c.batches = calloc((size_t)pg_world.nnodes, sizeof *c.batches);
+    c.open_batches = calloc((size_t)pg_world.nnodes, sizeof *c.open_batches);
+    c.nopen = 0;
+    c.batch_bytes = (size_t)pg_cfg.put_batch < c.chunk ? (size_t)pg_cfg.put_batch : c.chunk;
     c.order = calloc((size_t)pg_world.nnodes, sizeof *c.order);
     c.acked = calloc((size_t)pg_world.nnodes, sizeof *c.acked);
     c.sent = calloc((size_t)pg_world.nnodes, sizeof *c.sent);
     c.server = calloc((size_t)pg_world.nnodes, sizeof(fi_addr_t));
     c.regions = calloc((size_t)pg_world.npes * PG_SEG_COUNT, sizeof *c.regions);
-    if (!c.region || !c.pending || !c.requests || !c.credit_used || !c.order || !c.acked ||
-        !c.sent || !c.server || !c.regions)
+    if (!c.region || !c.pending || !c.requests || !c.credit_used || !c.batches || !c.open_batches ||
+        !c.order || !c.acked || !c.sent || !c.server || !c.regions)
         pg_fatal("shmem_init", "out of memory for the network client");
     memset(c.region, 0, c.region_size);
     if (pg_net_local_mr()) {
@@ -905,6 +1028,10 @@ void pipe_client_close(void)
     free(c.pending);
     free(c.requests);
     free(c.credit_used);
+    for (int node = 0; node < pg_world.nnodes; node++)
+        free(c.batches[node].records);
+    free(c.batches);
+    free(c.open_batches);
     free(c.order);
     free(c.acked);
     for (int node = 0; node < pg_world.nnodes; node++)

@@ -34,6 +34,11 @@ struct pg_pipe_completion {
 };
 void pg_pipe_put(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, const void *src,
                  const struct pg_strided *shape);
+/* A contiguous put that may wait in its node's batch of small puts (PANGEA_PUT_BATCH): sent
+ * when the batch is full, before any other request to that node, and when this PE quiets or
+ * waits (pg_wait_step). */
+void pg_pipe_put_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, const void *src,
+                     size_t len);
 void pg_pipe_acc(struct pg_pipe_completion *cc, int pe, int seg, size_t offset,
                  enum pg_acc_type type, const void *scale, const void *src,
                  const struct pg_strided *shape);

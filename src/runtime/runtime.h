@@ -29,6 +29,11 @@
     X(direct_rma_threshold, SIZE, "PANGEA_DIRECT_RMA_THRESHOLD", "0",                          \
       "Contiguous off-node puts and gets of at least this many bytes are one RMA straight "    \
       "to or from the target's memory, when the provider offers RMA (0: always the pipeline)") \
+    X(put_batch, SIZE, "PANGEA_PUT_BATCH", "64K",                                              \
+      "Small off-node nbi puts to one node are gathered into one message of up to this many "  \
+      "bytes (at most PANGEA_PIPELINE_BUFFER_SIZE; puts of up to 1/8 of it), sent when full, " \
+      "before any other request to that node and when the PE quiets or waits (0: every put "   \
+      "is its own message)")                                                                   \
     X(register_local, BOOL, "PANGEA_REGISTER_LOCAL", "0",                                      \
       "Register local buffers and pass their descriptors even when the provider does not "     \
       "need it (FI_MR_LOCAL), to exercise that path")                                          \

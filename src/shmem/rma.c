@@ -10,6 +10,14 @@ static inline void put_bytes(const char *call, shmem_ctx_t ctx, void *dest, cons
     pg_put(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
 }
 
+static inline void put_nbi_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
+                                 size_t len, int pe)
+{
+    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
+              pg_check_rma(call, dest, "dest", source, "source", len, pe));
+    pg_put_nbi(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
+}
+
 static inline void get_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                              size_t len, int pe)
 {
@@ -116,7 +124,7 @@ static inline void iget_bytes(const char *call, shmem_ctx_t ctx, void *dest, con
 #define PG_RMA_TYPED(T, N)                                                             \
     PG_CONTIG(N##_put, put_bytes, T, T, sizeof(T))                                     \
     PG_CONTIG(N##_get, get_bytes, T, T, sizeof(T))                                     \
-    PG_CONTIG(N##_put_nbi, put_bytes, T, T, sizeof(T))                                 \
+    PG_CONTIG(N##_put_nbi, put_nbi_bytes, T, T, sizeof(T))                             \
     PG_CONTIG(N##_get_nbi, get_nbi_bytes, T, T, sizeof(T))                             \
     PG_STRIDED(N##_iput, iput_bytes, T, T, sizeof(T))                                  \
     PG_STRIDED(N##_iget, iget_bytes, T, T, sizeof(T))                                  \
@@ -152,7 +160,7 @@ PANGEA_T_RMA(PG_RMA_TYPED)
 #define PG_RMA_SIZED(BITS, BYTES)                                \
     PG_CONTIG(put##BITS, put_bytes, void, void, BYTES)           \
     PG_CONTIG(get##BITS, get_bytes, void, void, BYTES)           \
-    PG_CONTIG(put##BITS##_nbi, put_bytes, void, void, BYTES)     \
+    PG_CONTIG(put##BITS##_nbi, put_nbi_bytes, void, void, BYTES) \
     PG_CONTIG(get##BITS##_nbi, get_nbi_bytes, void, void, BYTES) \
     PG_STRIDED(iput##BITS, iput_bytes, void, void, BYTES)        \
     PG_STRIDED(iget##BITS, iget_bytes, void, void, BYTES)        \
@@ -163,5 +171,5 @@ PANGEA_SIZES(PG_RMA_SIZED)
 
 PG_CONTIG(putmem, put_bytes, void, void, 1)
 PG_CONTIG(getmem, get_bytes, void, void, 1)
-PG_CONTIG(putmem_nbi, put_bytes, void, void, 1)
+PG_CONTIG(putmem_nbi, put_nbi_bytes, void, void, 1)
 PG_CONTIG(getmem_nbi, get_nbi_bytes, void, void, 1)

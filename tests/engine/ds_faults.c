@@ -1,5 +1,6 @@
 /* Malformed and truncated requests reaching a data server are rejected with a logged error
- * and never touch memory or stop the server. On one node only the validation is checked
+ * and never touch memory or stop the server (a batch of puts with one bad record applies none
+ * of them). On one node only the validation is checked
  * (there is no server); across nodes PE 0 also sends each message to the last PE's server,
  * and an ordered request whose number was served already is refused too. */
 #include "check.h"
@@ -12,6 +13,8 @@
 #include <string.h>
 
 #define GUARD_LONGS 4096
+
+#define nfaults_of(faults) ((int)(sizeof(faults) / sizeof((faults)[0])))
 
 struct fault {
     const char *what;
@@ -59,6 +62,14 @@ int main(void)
         {"accumulate of 3 bytes of double", ok, sizeof ok + 3, PG_DS_BAD_ACC, 1},
         {"vector piece past the segment", ok, sizeof ok + 24, PG_DS_OK, 1},
         {"ordered AMO numbered as already served", ok, sizeof ok, PG_DS_OK, 1},
+        /* Batched puts (records): a bad record stops the whole message, before any is applied. */
+        {"records: the second runs past the segment", ok, sizeof ok + 48, PG_DS_OK, 1},
+        {"records: a record of 0 bytes", ok, sizeof ok + 16, PG_DS_BAD_LAYOUT, 1},
+        {"records: a record cut short", ok, sizeof ok + 24, PG_DS_BAD_LENGTH, 1},
+        {"records: an unknown segment", ok, sizeof ok + 24, PG_DS_BAD_SEGMENT, 1},
+        {"records: a PE out of range", ok, sizeof ok + 24, PG_DS_BAD_TARGET, 1},
+        {"records: the second to a PE of another node", ok, sizeof ok + 48, PG_DS_OK, 1},
+        {"records in a get", ok, sizeof ok, PG_DS_BAD_LAYOUT, 1},
     };
     faults[1].h.version = 99;
     faults[2].h.type = 77;
@@ -109,13 +120,41 @@ int main(void)
     faults[18].h.flags = PG_DS_ORDERED;
     faults[18].h.order = 0xc000;
 
-    int nfaults = (int)(sizeof faults / sizeof faults[0]), answered = 0;
+    /* Records: a valid one that would overwrite guard[0], then the faulty one. */
+    enum { FIRST_RECORDS = 19 };
+    struct pg_ds_record good = {
+        .offset = guard_off, .target = (uint32_t)target, .length = 8, .segment = (uint8_t)heap};
+    struct pg_ds_record records[7][2] = {{good, good}, {good},       {good}, {good},
+                                         {good},       {good, good}, {good}};
+    records[0][1].offset = (uint64_t)1 << 50;
+    records[1][0].length = 0;
+    records[2][0].length = 64;
+    records[3][0].segment = 9;
+    records[4][0].target = (uint32_t)npes + 3;
+    records[5][1].target = 0;
+    for (int i = FIRST_RECORDS; i < nfaults_of(faults); i++) {
+        faults[i].h.layout = PG_DS_RECORDS;
+        faults[i].h.length = faults[i].len - sizeof ok;
+    }
+    faults[FIRST_RECORDS + 6].h.type = PG_DS_GET;
+    faults[FIRST_RECORDS + 6].h.length = 8;
+
+    int nfaults = nfaults_of(faults), answered = 0;
     for (int i = 0; i < nfaults; i++) {
-        char message[sizeof(struct pg_ds_header) + 32] = {0};
+        char message[sizeof(struct pg_ds_header) + 64] = {0};
         faults[i].h.seq = PG_DS_PROBE | (uint64_t)i;
         memcpy(message, &faults[i].h, sizeof faults[i].h);
         if (i >= 12 && i < 18)
             memcpy(message + sizeof faults[i].h, descriptors[i - 12], sizeof descriptors[0]);
+        if (i >= FIRST_RECORDS) {
+            /* Each record's 8 bytes of data follow it; the second record starts 24 bytes on. */
+            const uint64_t data = 0x7777777777777777ull;
+            char *at = message + sizeof faults[i].h;
+            memcpy(at, &records[i - FIRST_RECORDS][0], sizeof good);
+            memcpy(at + 16, &data, 8);
+            memcpy(at + 24, &records[i - FIRST_RECORDS][1], sizeof good);
+            memcpy(at + 40, &data, 8);
+        }
         int status = pg_ds_validate((struct pg_ds_header *)message, faults[i].len, npes, NULL);
         CHECK(status == faults[i].status, "%s: validation says '%s', expected '%s'", faults[i].what,
               pg_ds_status_text(status), pg_ds_status_text(faults[i].status));
