@@ -74,7 +74,6 @@ struct batch {
     char *records; /* grown on demand up to c.batch_bytes */
     size_t used, capacity;
     struct pg_pipe_completion *cc;
-    uint32_t first_target;
     int sending; /* a thread is sending it and waits for credit, the lock released */
 };
 /* A put is batched when its record takes at most this fraction of a batch. */
@@ -403,7 +402,8 @@ static void flush_batch(int node)
     struct block *blk = reserve_block(node, sizeof h + b->used, &h.credit);
     memcpy(blk->data + sizeof h, b->records, b->used);
     h.seq = c.next_seq++;
-    send_block((int)b->first_target, blk, &h, sizeof h + b->used);
+    /* The message goes to the first record's PE: a PE of the node, as the header needs. */
+    send_block((int)((const struct pg_ds_record *)b->records)->target, blk, &h, sizeof h + b->used);
     b->used = 0;
     b->sending = 0;
     for (int i = 0; i < c.nopen; i++)
@@ -587,7 +587,6 @@ static void batch_put(struct pg_pipe_completion *cc, int pe, int seg, size_t off
     }
     if (!b->used) {
         b->cc = cc;
-        b->first_target = (uint32_t)pe;
         count_ack_due(cc);
         c.open_batches[c.nopen++] = node;
     }

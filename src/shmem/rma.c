@@ -2,35 +2,40 @@
  * forms, for every type of T-RMA, every SIZE and mem, each with its ctx twin. */
 #include "shmem_internal.h"
 
+/* The checks of a contiguous transfer: sym is the symmetric side, local the caller's. */
+static inline void check_contig(const char *call, shmem_ctx_t ctx, const void *sym,
+                                const char *sym_arg, const void *local, const char *local_arg,
+                                size_t len, int pe)
+{
+    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
+              pg_check_rma(call, sym, sym_arg, local, local_arg, len, pe));
+}
+
 static inline void put_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                              size_t len, int pe)
 {
-    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
-              pg_check_rma(call, dest, "dest", source, "source", len, pe));
+    check_contig(call, ctx, dest, "dest", source, "source", len, pe);
     pg_put(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
 }
 
 static inline void put_nbi_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                                  size_t len, int pe)
 {
-    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
-              pg_check_rma(call, dest, "dest", source, "source", len, pe));
+    check_contig(call, ctx, dest, "dest", source, "source", len, pe);
     pg_put_nbi(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
 }
 
 static inline void get_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                              size_t len, int pe)
 {
-    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
-              pg_check_rma(call, source, "source", dest, "dest", len, pe));
+    check_contig(call, ctx, source, "source", dest, "dest", len, pe);
     pg_get(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
 }
 
 static inline void get_nbi_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                                  size_t len, int pe)
 {
-    PG_CHECKS(pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
-              pg_check_rma(call, source, "source", dest, "dest", len, pe));
+    check_contig(call, ctx, source, "source", dest, "dest", len, pe);
     pg_get_nbi(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
 }
 
