@@ -12,6 +12,7 @@
 #include <string.h>
 
 struct pg_net_ep {
+    struct fid_domain *domain; /* its own: see pg_net_ep_open */
     struct fid_ep *ep;
     struct fid_cq *cq;
     struct fid_av *av;
@@ -25,7 +26,6 @@ struct pg_net_mr {
 
 static struct fi_info *info;
 static struct fid_fabric *fabric;
-static struct fid_domain *domain;
 static int rma;      /* the provider does RMA reads and writes */
 static int local_mr; /* local buffers must be registered (FI_MR_LOCAL, or forced) */
 
@@ -114,18 +114,14 @@ int pg_net_init(size_t max_message)
     }
     local_mr = (info->domain_attr->mr_mode & FI_MR_LOCAL) || pg_cfg.register_local;
     OFI_CHECK(fi_fabric(info->fabric_attr, &fabric, NULL), "fi_fabric");
-    OFI_CHECK(fi_domain(fabric, info, &domain, NULL), "fi_domain");
     return 0;
 }
 
 void pg_net_fini(void)
 {
-    if (domain)
-        fi_close(&domain->fid);
     if (fabric)
         fi_close(&fabric->fid);
     fi_freeinfo(info);
-    domain = NULL;
     fabric = NULL;
     info = NULL;
     rma = local_mr = 0;
@@ -190,9 +186,12 @@ struct pg_net_ep *pg_net_ep_open(const char *role, size_t max_message)
     struct fi_cq_attr cq_attr = {
         .format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_UNSPEC, .size = 1024};
     struct fi_av_attr av_attr = {.type = FI_AV_TABLE};
-    OFI_CHECK(fi_endpoint(domain, info, &e->ep, NULL), "fi_endpoint");
-    OFI_CHECK(fi_cq_open(domain, &cq_attr, &e->cq, NULL), "fi_cq_open");
-    OFI_CHECK(fi_av_open(domain, &av_attr, &e->av, NULL), "fi_av_open");
+    /* A domain per endpoint: providers progress and lock per domain, so the data server's
+     * waits would otherwise take its process's PE's completions and contend for its lock. */
+    OFI_CHECK(fi_domain(fabric, info, &e->domain, NULL), "fi_domain");
+    OFI_CHECK(fi_endpoint(e->domain, info, &e->ep, NULL), "fi_endpoint");
+    OFI_CHECK(fi_cq_open(e->domain, &cq_attr, &e->cq, NULL), "fi_cq_open");
+    OFI_CHECK(fi_av_open(e->domain, &av_attr, &e->av, NULL), "fi_av_open");
     OFI_CHECK(fi_ep_bind(e->ep, &e->cq->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind(cq)");
     OFI_CHECK(fi_ep_bind(e->ep, &e->av->fid, 0), "fi_ep_bind(av)");
     /* A multi-receive buffer is retired once less than one whole message fits in it. */
@@ -210,6 +209,7 @@ void pg_net_ep_close(struct pg_net_ep *e)
     fi_close(&e->ep->fid);
     fi_close(&e->av->fid);
     fi_close(&e->cq->fid);
+    fi_close(&e->domain->fid);
     free(e);
 }
 
@@ -275,13 +275,13 @@ void pg_net_post_multi_recv(struct pg_net_ep *e, void *buf, size_t len, void *de
 
 struct pg_net_mr *pg_net_mr_reg(struct pg_net_ep *e, const void *buf, size_t len, uint64_t access)
 {
-    /* Where the provider does not choose keys they must be unique within the domain. */
+    /* Where the provider does not choose keys they must be unique within a domain. */
     static uint64_t next_key = 1;
     uint64_t key = __atomic_fetch_add(&next_key, 1, __ATOMIC_RELAXED);
     struct pg_net_mr *m = calloc(1, sizeof *m);
     if (!m)
         pg_fatal("transport", "out of memory");
-    OFI_CHECK(fi_mr_reg(domain, buf, len, access, 0, key, 0, &m->mr, NULL), "fi_mr_reg");
+    OFI_CHECK(fi_mr_reg(e->domain, buf, len, access, 0, key, 0, &m->mr, NULL), "fi_mr_reg");
     if (info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
         OFI_CHECK(fi_mr_bind(m->mr, &e->ep->fid, 0), "fi_mr_bind");
         OFI_CHECK(fi_mr_enable(m->mr), "fi_mr_enable");

@@ -24,7 +24,7 @@ size_t pg_net_max_msg(void);
 
 struct pg_net_ep;
 
-/* An RDM endpoint with its own completion queue (with a wait object) and address vector;
+/* An RDM endpoint with its own domain, completion queue (with a wait object) and address vector;
  * max_message is the largest message its multi-receive buffers must hold whole. */
 struct pg_net_ep *pg_net_ep_open(const char *role, size_t max_message);
 void pg_net_ep_close(struct pg_net_ep *ep);
