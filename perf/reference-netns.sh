@@ -4,9 +4,9 @@
 # small-message latencies again with PEs bound to a core (the launcher's -bind-to core):
 #   1. raw TCP over the same veth (perf/tcp_reference): 8 B and 1 MiB round trips with a
 #      spinning and a blocking receiver, and a stream of 4 MiB writes (bound: blocking only);
-#   2. libfabric's own round trip (fi_pingpong over tcp;ofi_rxm, 8 B);
+#   2. libfabric's own round trip (fi_pingpong, 8 B) over net and over tcp;ofi_rxm;
 #   3. Pangea's shmem_bench (put+quiet, get, fetch-add latency, put/get bandwidth, barrier),
-#      over the default provider and over libfabric's net provider when it has one;
+#      over the default provider (net where libfabric has it) and over tcp;ofi_rxm;
 #   4. the same shmem_bench built with Open MPI's oshcc, run with Open MPI's OSHMEM (UCX over
 #      TCP between the nodes) — skipped when oshcc is not installed;
 #   5. Pangea's pipeline_bench (2-D strided put/get, 1 KiB rows) for 1, 2, 4 and 8 pipeline
@@ -36,14 +36,16 @@ fi
 
 section "raw TCP, unbound"
 "$RUN" 2 1 -- "$BUILD/perf/tcp_reference" -s 1048576 2>&1 | grep -v '^$'
-section "libfabric fi_pingpong, tcp;ofi_rxm, 8 B (usec/xfer is half a round trip), unbound"
-"$RUN" 2 1 -- "$HERE/fi_pingpong-netns.sh" 'tcp;ofi_rxm' 8 2>&1 | grep -E 'bytes|usec|^ *8 ' | sort -u
-section "Pangea shmem_bench, unbound"
+for prov in net 'tcp;ofi_rxm'; do
+    fi_info -p "$prov" >/dev/null 2>&1 || continue
+    section "libfabric fi_pingpong, $prov, 8 B (usec/xfer is half a round trip), unbound"
+    "$RUN" 2 1 -- "$HERE/fi_pingpong-netns.sh" "$prov" 8 2>&1 | grep -E 'bytes|usec|^ *8 ' | sort -u
+done
+section "Pangea shmem_bench, default provider, unbound"
+"$RUN" 2 1 -- "$BUILD/bin/pangea-info" 2>/dev/null | grep -m1 'ofi .*provider'
 "$RUN" 2 1 -- "$BUILD/perf/shmem_bench" -s 2>&1 | grep -v '^#'
-if fi_info -p net >/dev/null 2>&1; then
-    section "Pangea shmem_bench over libfabric's net provider (FI_PROVIDER=net), unbound"
-    FI_PROVIDER=net "$RUN" 2 1 -- "$BUILD/perf/shmem_bench" -s 2>&1 | grep -v '^#'
-fi
+section "Pangea shmem_bench over tcp;ofi_rxm (FI_PROVIDER), unbound"
+FI_PROVIDER='tcp;ofi_rxm' "$RUN" 2 1 -- "$BUILD/perf/shmem_bench" -s 2>&1 | grep -v '^#'
 if ((have_oshmem)); then
     section "Open MPI OSHMEM shmem_bench (UCX over TCP), unbound"
     UCX_TLS=tcp,self "$RUN" -o 2 1 -- "/tmp/shmem_bench_ompi.$$" -s 2>&1 | grep -v '^#'

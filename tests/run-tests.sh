@@ -21,7 +21,8 @@
 # TEST_NODES="1 K ..." runs the list once per value: 1 is this node (oshrun); K > 1 runs every
 # multi-PE line across K emulated nodes (network namespaces, see tests/netns/README.md), NPES
 # PEs becoming K nodes of ceil(NPES/K) PEs (fewer nodes when NPES < K). Unit tests
-# (unit/NAME lines) run only in the first pass; engine/NAME tests run in every pass. Logs of a K-node pass go to BUILD_DIR/test-logs/nodesK.
+# (unit/NAME lines) run only in the first pass; engine/NAME tests run in every pass. Logs of a
+# K-node pass go to BUILD_DIR/test-logs/nodesK (nodesK-PROVIDER under FI_PROVIDER).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -86,9 +87,9 @@ check_leak() { # check_leak LABEL
 run_pass() { # run_pass NODES FIRST-PASS
 local nodes=$1 first=$2
 logdir=$build/test-logs
-[ "$nodes" -gt 1 ] && logdir=$logdir/nodes$nodes
+[ "$nodes" -gt 1 ] && logdir=$logdir/nodes$nodes${FI_PROVIDER:+-${FI_PROVIDER//[^A-Za-z0-9_]/_}}
 mkdir -p "$logdir" || exit 1
-[ "$nodes" -gt 1 ] && echo "== the list again across $nodes emulated nodes (network namespaces)"
+[ "$nodes" -gt 1 ] && echo "== the list again across $nodes emulated nodes (network namespaces)${FI_PROVIDER:+, FI_PROVIDER=$FI_PROVIDER}"
 while read -r name npes rest; do
     case "$name" in '' | '#'*) continue ;; esac
     if [ -n "$filter" ] && ! [[ "$name" =~ $filter ]]; then
