@@ -116,14 +116,19 @@ static int collect(int wait_ms)
     return n;
 }
 
+/* The first free buffer from where the last search ended: a reply still in flight to a slow
+ * client holds only its own buffer, not the ones after it. */
 static struct reply_buffer *take_reply(struct reply_pool *pool)
 {
     for (;;) {
-        struct reply_buffer *r = &pool->buffers[pool->next];
-        if (!r->busy) {
-            pool->next = (pool->next + 1) % pool->count;
-            r->busy = 1;
-            return r;
+        for (int i = 0; i < pool->count; i++) {
+            int at = (pool->next + i) % pool->count;
+            struct reply_buffer *r = &pool->buffers[at];
+            if (!r->busy) {
+                pool->next = (at + 1) % pool->count;
+                r->busy = 1;
+                return r;
+            }
         }
         collect(0);
     }
