@@ -42,6 +42,13 @@ static int is_provider(const struct fi_info *fi, const char *name)
     return strcmp(fi->fabric_attr->prov_name, name) == 0;
 }
 
+static int same_interface(const struct fi_info *a, const struct fi_info *b)
+{
+    const char *fa = a->fabric_attr->name, *fb = b->fabric_attr->name;
+    const char *da = a->domain_attr->name, *db = b->domain_attr->name;
+    return fa && fb && da && db && strcmp(fa, fb) == 0 && strcmp(da, db) == 0;
+}
+
 /* Loopback domains reach only this machine; between nodes we need a real interface. */
 static int reaches_other_nodes(const struct fi_info *fi)
 {
@@ -58,10 +65,11 @@ static int reaches_other_nodes(const struct fi_info *fi)
 
 /* The first provider offering caps that reaches other nodes (any, under FI_PROVIDER); NULL
  * when none, with the name of an on-node-only provider found, if any, in on_node_only.
- * One exception to libfabric's order: net, offered after tcp;ofi_rxm, is taken instead. It
- * is libfabric 1.17's successor of that pair (1.18 ships it as tcp): RDM over the same
- * sockets without the rxm layer. Across 2 emulated nodes its fetch-add took 14.5-17.6 us
- * against 19.8-20.9 us (perf/results/providers-2nodes-session7.txt). */
+ * One exception to libfabric's order: net on the same interface (fabric and domain), offered
+ * after tcp;ofi_rxm, is taken instead. It is libfabric 1.17's successor of that pair (1.18
+ * ships it as tcp): RDM over the same sockets without the rxm layer. Across 2 emulated nodes
+ * its fetch-add took 14.5-17.6 us against 19.8-20.9 us
+ * (perf/results/providers-2nodes-session7.txt). */
 static struct fi_info *find_provider(uint64_t caps, char on_node_only[64])
 {
     struct fi_info *hints = fi_allocinfo(), *list = NULL, *chosen = NULL;
@@ -82,7 +90,8 @@ static struct fi_info *find_provider(uint64_t caps, char on_node_only[64])
                 continue;
             if (!best)
                 best = fi;
-            else if (is_provider(best, "tcp;ofi_rxm") && is_provider(fi, "net"))
+            else if (is_provider(best, "tcp;ofi_rxm") && is_provider(fi, "net") &&
+                     same_interface(best, fi))
                 best = fi;
         }
         if (best)
