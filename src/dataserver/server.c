@@ -265,13 +265,17 @@ static void stream(const struct pg_ds_header *h, char *base, const struct pg_ds_
     }
 }
 
-/* Where bytes [origin, origin + span) of PE pe's segment seg lie in this process, or NULL
- * when pe is not on this node or the range runs past the segment. */
+static int on_this_node(uint32_t pe)
+{
+    return pg_world.node_of[pe] == pg_world.node;
+}
+
+/* Where bytes [origin, origin + span) of segment seg of pe, a PE of this node, lie in this
+ * process, or NULL when the range runs past the segment. */
 static char *segment_base(uint32_t pe, int seg, uint64_t origin, uint64_t span)
 {
     const struct pg_segment *sg = &pg_segments[seg];
-    if (pg_world.node_of[pe] != pg_world.node || !sg->peer_base || !sg->peer_base[pe] ||
-        origin > sg->size || span > sg->size - origin)
+    if (!sg->peer_base || !sg->peer_base[pe] || origin > sg->size || span > sg->size - origin)
         return NULL;
     return sg->peer_base[pe];
 }
@@ -285,11 +289,13 @@ static void put_records(const struct pg_ds_header *h, size_t len)
         for (const char *at = first; at < end;) {
             struct pg_ds_record r;
             memcpy(&r, at, sizeof r);
+            if (!on_this_node(r.target)) {
+                reject(h, len, PG_DS_BAD_TARGET);
+                return;
+            }
             char *base = segment_base(r.target, r.segment, r.offset, r.length);
             if (!base) {
-                reject(h, len,
-                       pg_world.node_of[r.target] != pg_world.node ? PG_DS_BAD_TARGET
-                                                                   : PG_DS_BAD_RANGE);
+                reject(h, len, PG_DS_BAD_RANGE);
                 return;
             }
             if (applying)
@@ -316,7 +322,7 @@ static void execute(const struct pg_ds_header *h, size_t len)
             reject(h, len, PG_DS_BAD_SOURCE);
         return;
     }
-    if (pg_world.node_of[h->target] != pg_world.node) {
+    if (!on_this_node(h->target)) {
         reject(h, len, PG_DS_BAD_TARGET);
         return;
     }
