@@ -162,8 +162,9 @@ check: export UCX_MEM_EVENTS ?= no
 endif
 # As root, the suite runs again with the PEs on two and on three emulated nodes (network
 # namespaces): three give uneven nodes (8 PEs: 3 + 3 + 2) and a server with PEs of two nodes.
-# The default provider there is net where libfabric has it; a last 2-node pass runs over
-# tcp;ofi_rxm, the layered path most clusters' RDMA providers share (verbs;ofi_rxm).
+# The default provider there is net where libfabric has it; a 2-node pass runs over
+# tcp;ofi_rxm, the layered path most clusters' RDMA providers share (verbs;ofi_rxm), and a last
+# pass runs the credit tests across 16 nodes (16 x 1 and 16 x 2 PEs).
 check: all tests examples
 	$(MAKE) --no-print-directory check-install
 	@if tests/netns/netns-run.sh --can-run; then nodes="1 2 3"; else nodes=1; \
@@ -171,6 +172,7 @@ check: all tests examples
 	    TEST_NODES="$$nodes" tests/run-tests.sh $(BUILD) || exit 1; \
 	    if [ "$$nodes" != 1 ]; then \
 	        FI_PROVIDER='tcp;ofi_rxm' TEST_NODES=2 tests/run-tests.sh $(BUILD) || exit 1; \
+	        TEST_NODES=16 tests/run-tests.sh $(BUILD) 'engine/credit' || exit 1; \
 	        tests/tune/quick-netns.sh $(BUILD); fi
 
 # Install into a scratch prefix and build and run an example with the *installed* wrappers.

@@ -16,6 +16,7 @@
 #   expect=fail          the job must exit non-zero within the timeout
 #   expect=fail:REGEX    ... and its stdout+stderr must match REGEX (grep -E; no spaces)
 #   expect=status:N      the job must exit with status N
+#   only-nodes=K         the line runs only in a pass across K emulated nodes
 # Without expect=, the job must exit 0 and print "PASS NAME".
 #
 # TEST_NODES="1 K ..." runs the list once per value: 1 is this node (oshrun); K > 1 runs every
@@ -102,6 +103,7 @@ while read -r name npes rest; do
     regex=""
     status=""
     shm_check=0
+    only_nodes=""
     bad=""
     read -ra tokens <<<"$rest" # no globbing: regexes contain '*'
     for tok in "${tokens[@]}"; do
@@ -110,6 +112,7 @@ while read -r name npes rest; do
         expect=fail:*) expect_fail=1 regex=${tok#expect=fail:} ;;
         expect=status:*) status=${tok#expect=status:} ;;
         check-shm) shm_check=1 ;;
+        only-nodes=*) only_nodes=${tok#only-nodes=} ;;
         [A-Za-z_]*=*)
             envs+=("$tok")
             suffix+="-${tok#*=}"
@@ -117,6 +120,7 @@ while read -r name npes rest; do
         *) bad="unknown token '$tok' in tests.list" ;;
         esac
     done
+    [ -n "$only_nodes" ] && [ "$only_nodes" != "$nodes" ] && continue
     label="$name np=$npes${envs[*]:+ ${envs[*]}}"
     [ "$nodes" -gt 1 ] && label="$label nodes=$nodes"
     log="$logdir/${name//\//_}-np$npes${suffix//[^A-Za-z0-9_.=-]/_}.log"

@@ -37,6 +37,11 @@ enum { PG_CHANNEL_WORLD, PG_CHANNEL_SHARED, PG_CHANNEL_ACTIVE_SET, PG_CHANNEL_FI
 
 /* Allocates the signal flags (internal symmetric memory). Collective over the world. */
 int pg_coll_init(void);
+/* What the signal channels of a job of npes PEs take: in the internal symmetric area (flags,
+ * collect sizes and reduction slots of every channel) and in private memory (the counts of
+ * signals consumed), per PE. Both grow with npes (pangea-info --footprint). */
+size_t pg_coll_internal_bytes(size_t npes);
+size_t pg_coll_table_bytes(size_t npes);
 void pg_coll_fini(void);
 
 /* Describes the team of world PEs start + i*stride, i < size (strides may be negative), as

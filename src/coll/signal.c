@@ -52,22 +52,40 @@ static size_t largest_cache(void)
     return largest;
 }
 
+/* Each channel holds the flags, then the collect sizes, npes words each. */
+static size_t channel_bytes(size_t npes)
+{
+    return sizeof(struct pg_coll_channel) + 2 * ((npes * sizeof(uint64_t) + 63) & ~(size_t)63);
+}
+
+static size_t slot_bytes(size_t npes)
+{
+    size_t cap = SLOT_BUDGET / (npes * PG_COLL_CHANNELS);
+    size_t size = (size_t)pg_cfg.coll_reduce_gather < cap ? (size_t)pg_cfg.coll_reduce_gather : cap;
+    return size & ~(size_t)63;
+}
+
+size_t pg_coll_internal_bytes(size_t npes)
+{
+    return (channel_bytes(npes) + slot_bytes(npes) * npes) * PG_COLL_CHANNELS;
+}
+
+size_t pg_coll_table_bytes(size_t npes)
+{
+    return npes * PG_COLL_CHANNELS * sizeof *consumed;
+}
+
 int pg_coll_init(void)
 {
     pg_coll_stream_bytes = pg_cfg.coll_stream ? (size_t)pg_cfg.coll_stream : largest_cache();
     size_t npes = (size_t)pg_world.npes;
-    /* A new segment is zero-filled, so the flags start at 0 without a racy reset. Each
-     * channel holds the flags, then the collect sizes, npes words each. */
-    channel_stride =
-        sizeof(struct pg_coll_channel) + 2 * ((npes * sizeof(uint64_t) + 63) & ~(size_t)63);
+    /* A new segment is zero-filled, so the flags start at 0 without a racy reset. */
+    channel_stride = channel_bytes(npes);
     channels = pg_mem_internal_alloc(channel_stride * PG_COLL_CHANNELS);
-    size_t cap = SLOT_BUDGET / (npes * PG_COLL_CHANNELS);
-    pg_coll_slot_size =
-        (size_t)pg_cfg.coll_reduce_gather < cap ? (size_t)pg_cfg.coll_reduce_gather : cap;
-    pg_coll_slot_size &= ~(size_t)63;
+    pg_coll_slot_size = slot_bytes(npes);
     slots = pg_coll_slot_size ? pg_mem_internal_alloc(pg_coll_slot_size * npes * PG_COLL_CHANNELS)
                               : NULL;
-    consumed = calloc(npes * PG_COLL_CHANNELS, sizeof *consumed);
+    consumed = calloc(1, pg_coll_table_bytes(npes));
     if (!consumed || pg_team_init(&world, 0, 1, pg_world.npes) != 0)
         return -1;
     pg_ctx_init(&pg_coll_ctx, &world, 0);

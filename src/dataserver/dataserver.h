@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PG_DS_PROTOCOL_VERSION 5
+#define PG_DS_PROTOCOL_VERSION 6
 
 /* The largest chunk (PANGEA_PIPELINE_BUFFER_SIZE) pangea-tune tries; the transport is set up
  * so that messages of up to this much data go eagerly (see pg_net_init). */
@@ -88,6 +88,14 @@ enum pg_ds_type {
     PG_DS_NACK,      /* the request was rejected; status says why */
     PG_DS_STOP,      /* from the hosting PE only: the server thread ends */
     PG_DS_ACC,       /* accumulate: op = enum pg_acc_type, scale in operand/compare */
+    /* Receive space on demand (the credit protocol, see "Credits" below): */
+    PG_DS_HELLO,   /* a source's first request to a node, and its later asks for a grant: its
+                      endpoint name follows the header (length bytes); op 1 asks for a grant */
+    PG_DS_GRANT,   /* server to source: it may hold `operand` bytes of the pool, grant number
+                      `compare` */
+    PG_DS_RECLAIM, /* server to source: give grant number `compare` back */
+    PG_DS_RELEASE, /* source to server, ordered: grant number `compare` is given back, after
+                      every earlier request */
 };
 
 /* How the data of a put, get or accumulate lies in the target's segment. The data of one
@@ -153,6 +161,9 @@ struct pg_ds_header {
  * round trip, and a signal never overtakes its data. Requests without it (the fault tests'
  * probes, the server's stop) are served on arrival. */
 #define PG_DS_ORDERED 1
+/* Set on a request its source had to wait to send for want of grant: the server enlarges the
+ * grant if the pool has room. */
+#define PG_DS_MORE 2
 
 enum pg_ds_status {
     PG_DS_OK,
@@ -199,16 +210,58 @@ void pg_ds_walk(char *base, int levels, const size_t *count, const ptrdiff_t *st
                 size_t position, size_t len, char *packed, pg_ds_piece_fn piece, void *arg);
 
 /* Messages: a header, the largest layout descriptor (8 stride levels) and a chunk of data at
- * most. The chunk is PANGEA_PIPELINE_BUFFER_SIZE, in whole accumulate elements. */
+ * most. The chunk is PANGEA_PIPELINE_BUFFER_SIZE, in whole accumulate elements. A message
+ * takes PG_DS_MESSAGE_SLACK bytes of receive space beyond its own (provider alignment in a
+ * multi-receive buffer). */
 size_t pg_ds_message_bytes(size_t chunk);
 size_t pg_ds_max_message(void);
 size_t pg_ds_chunk_bytes(void);
+#define PG_DS_MESSAGE_SLACK 64
+static inline size_t pg_ds_receive_bytes(size_t message)
+{
+    return message + PG_DS_MESSAGE_SLACK;
+}
 /* Piece functions for pg_ds_walk: copy a region's run into the packed stream, or back. */
 void pg_ds_pack_piece(char *region, char *packed, size_t n, void *arg);
 void pg_ds_unpack_piece(char *region, char *packed, size_t n, void *arg);
 
-/* A multi-receive buffer of at least `size` bytes (and 64 largest messages): many messages
- * land in it until it is used up and reposted. Shared by the server and the pipeline. */
+/* Credits: receive space on demand. A node's server receives into a pool of multi-receive
+ * segments of pg_ds_segment_bytes() each: two from the start, one more whenever the grants
+ * need it, up to PANGEA_SERVER_POOL bytes in all, and one fewer when a used-up segment is not
+ * needed any more. A source sends a request only against receive space it holds there:
+ *  - without a grant, requests of at most PG_DS_SMALL_MESSAGE bytes, PG_DS_SMALL_IN_FLIGHT at a
+ *    time per node (a get, an AMO, a small put; the HELLO of its first contact, which tells
+ *    the server its endpoint), out of pg_ds_small_reserve() that the server keeps for them;
+ *  - with a grant, whatever fits in it. A source asks for one (HELLO, op 1) when a request is
+ *    larger or its small ones have to wait. A first grant is pg_ds_min_grant() (one maximal
+ *    message and a RELEASE); a request marked PG_DS_MORE doubles it, up to pg_ds_full_grant()
+ *    (the source's whole send region), while the pool can grow. When a grant does not fit,
+ *    the server asks the holder it served least recently for its grant back (RECLAIM); the
+ *    source gives it back (RELEASE, after its requests in flight) at its next call into the
+ *    library, and a source holding PG_DS_GRANTS_HELD grants gives one back before it asks for
+ *    another.
+ * No segment is ever overrun: a segment is used up only when less than one maximal message
+ * fits, and the server serves requests in arrival order. So when all k segments in use are
+ * used up, the requests in the k-1 newest — more than pg_ds_pool_capacity(k) bytes — all
+ * await service and hold receive space; but grants and the small reserve together never
+ * exceed pg_ds_pool_capacity(k). (More than pg_ds_small_reserve() of small requests at once,
+ * from hundreds of sources, would wait in the provider, which holds what it cannot deliver:
+ * FI_RM_ENABLED.) */
+#define PG_DS_SMALL_MESSAGE 512
+#define PG_DS_SMALL_IN_FLIGHT 4
+#define PG_DS_GRANTS_HELD 64
+size_t pg_ds_segment_bytes(void);
+size_t pg_ds_small_reserve(void);
+size_t pg_ds_pool_capacity(size_t segments);
+size_t pg_ds_pool_max_segments(void);
+size_t pg_ds_min_grant(void);
+size_t pg_ds_full_grant(void);
+/* Stops shmem_init with a message naming PANGEA_SERVER_POOL when it is less than two segments
+ * (the segment size leaves room for a grant beside the small reserve in two). */
+void pg_ds_check_pool(void);
+
+/* A multi-receive buffer of `size` bytes: many messages land in it until it is used up and
+ * reposted. Shared by the server and the pipeline. */
 struct pg_ds_recv_buffer {
     struct fi_context ctx; /* first: the completion's context points here */
     char *data;
@@ -229,15 +282,40 @@ struct pg_ds_region {
 };
 
 /* The server, on node-local rank 0 (driven by the pipeline's bring-up). Open: its endpoint,
- * with `credit_bytes` of receive space for each PE of the other nodes, and the registrations
- * of its node's segments. Start: the thread, given every PE's client address (npes names,
- * name_stride bytes apart). Stop: once the hosting PE has sent it a PG_DS_STOP request, joins
- * the thread and releases everything. */
-void pg_ds_server_open(size_t credit_bytes);
+ * its first two pool segments and the registrations of its node's segments. Start: the
+ * thread; a source's endpoint is learnt from its HELLO. Stop: once the hosting PE has sent it
+ * a PG_DS_STOP request, joins the thread and releases everything. */
+void pg_ds_server_open(void);
 struct pg_ds_region pg_ds_server_region(int pe, int seg);
 struct pg_net_ep *pg_ds_server_ep(void);
-void pg_ds_server_start(const char *client_names, size_t name_stride);
+void pg_ds_server_start(void);
 void pg_ds_server_stop(void);
+
+/* The server's memory (pangea-info --footprint, and the test that checks the model): what it
+ * allocates, by part, and the counts that size it. pg_ds_server_memory reads the running
+ * server's (from its thread, or once it stopped: the counts of its last moment);
+ * pg_ds_server_model computes the same from counts. */
+struct pg_ds_server_counts {
+    size_t npes, local_size;
+    size_t sources;       /* records: PEs that have sent to this server */
+    size_t segments;      /* pool segments */
+    size_t arrivals;      /* capacity of the queue of arrivals */
+    size_t pack_buffers;  /* 0 until the first strided or vector get */
+    size_t registrations; /* the node's segments registered with the provider (0 or all) */
+};
+struct pg_ds_server_bytes {
+    size_t pool, replies, tables, sources, arrivals, total;
+};
+struct pg_ds_server_counts pg_ds_server_memory(struct pg_ds_server_bytes *bytes);
+struct pg_ds_server_bytes pg_ds_server_model(const struct pg_ds_server_counts *counts);
+/* What the server did with its pool: grants given (first ones), enlarged, asked back. */
+struct pg_ds_server_stats {
+    uint64_t grants, enlargements, reclaims;
+};
+struct pg_ds_server_stats pg_ds_server_stats(void);
+/* The counts at their largest for a job of npes PEs, local_size on this node: every PE of
+ * another node a source, the pool at PANGEA_SERVER_POOL, the arrivals queue at its start. */
+struct pg_ds_server_counts pg_ds_server_worst(size_t npes, size_t local_size);
 
 /* Probes (fault-injection tests' raw messages) carry this bit in seq: their rejection is
  * counted by the sender, not fatal. */

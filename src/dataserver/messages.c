@@ -6,7 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RECV_BUFFER_MESSAGES 64
+/* A pool segment holds this many maximal messages, so at most 1/8 of it is left unused when
+ * it is used up; and at least SEGMENT_LEAST bytes, so the small reserve stays a small part. */
+#define SEGMENT_MESSAGES 8
+#define SEGMENT_LEAST ((size_t)512 << 10)
+/* Small requests without a grant that the pool makes room for at once. */
+#define SMALL_RESERVED 256
 
 size_t pg_ds_message_bytes(size_t chunk)
 {
@@ -24,6 +29,57 @@ size_t pg_ds_chunk_bytes(void)
     return (size_t)pg_cfg.pipeline_buffer_size / PG_ACC_MAX_ELEMENT * PG_ACC_MAX_ELEMENT;
 }
 
+static size_t max_receive(void)
+{
+    return pg_ds_receive_bytes(pg_ds_max_message());
+}
+
+size_t pg_ds_segment_bytes(void)
+{
+    size_t bytes = SEGMENT_MESSAGES * max_receive();
+    bytes = bytes > SEGMENT_LEAST ? bytes : SEGMENT_LEAST;
+    return (bytes + 4095) & ~(size_t)4095;
+}
+
+size_t pg_ds_small_reserve(void)
+{
+    return SMALL_RESERVED * pg_ds_receive_bytes(PG_DS_SMALL_MESSAGE);
+}
+
+size_t pg_ds_pool_capacity(size_t segments)
+{
+    if (segments < 2)
+        return 0;
+    size_t room = (segments - 1) * (pg_ds_segment_bytes() - max_receive());
+    return room > pg_ds_small_reserve() ? room - pg_ds_small_reserve() : 0;
+}
+
+size_t pg_ds_pool_max_segments(void)
+{
+    return (size_t)pg_cfg.server_pool / pg_ds_segment_bytes();
+}
+
+size_t pg_ds_min_grant(void)
+{
+    return max_receive() + pg_ds_receive_bytes(sizeof(struct pg_ds_header));
+}
+
+size_t pg_ds_full_grant(void)
+{
+    return (size_t)pg_cfg.pipeline_buffers * max_receive() +
+           pg_ds_receive_bytes(sizeof(struct pg_ds_header));
+}
+
+void pg_ds_check_pool(void)
+{
+    size_t least = 2 * pg_ds_segment_bytes();
+    if (pg_ds_pool_max_segments() < 2)
+        pg_fatal("shmem_init",
+                 "PANGEA_SERVER_POOL=%lld is too small: a data server needs at least %zu bytes "
+                 "(two receive segments of %zu bytes for PANGEA_PIPELINE_BUFFER_SIZE=%lld)",
+                 pg_cfg.server_pool, least, pg_ds_segment_bytes(), pg_cfg.pipeline_buffer_size);
+}
+
 void pg_ds_pack_piece(char *region, char *packed, size_t n, void *arg)
 {
     (void)arg;
@@ -38,8 +94,7 @@ void pg_ds_unpack_piece(char *region, char *packed, size_t n, void *arg)
 
 void pg_ds_recv_open(struct pg_net_ep *ep, struct pg_ds_recv_buffer *b, size_t size)
 {
-    size_t least = RECV_BUFFER_MESSAGES * pg_ds_max_message();
-    b->size = size > least ? size : least;
+    b->size = size;
     b->data = malloc(b->size);
     if (!b->data)
         pg_fatal("shmem_init", "out of memory for %zu-byte receive buffers", b->size);

@@ -186,13 +186,19 @@ int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes, struct pg
     if (h->type == PG_DS_STOP)
         return len == sizeof *h ? PG_DS_OK : PG_DS_BAD_LENGTH;
     if (h->type != PG_DS_PUT && h->type != PG_DS_GET && h->type != PG_DS_AMO &&
-        h->type != PG_DS_ACC)
+        h->type != PG_DS_ACC && h->type != PG_DS_HELLO && h->type != PG_DS_RELEASE)
         return PG_DS_BAD_TYPE;
     if (h->target >= (uint32_t)npes)
         return PG_DS_BAD_TARGET;
     if (h->segment >= PG_SEG_COUNT)
         return PG_DS_BAD_SEGMENT;
     size_t payload = len - sizeof *h;
+    if (h->type == PG_DS_HELLO) /* an endpoint name; op: asks for a grant */
+        return payload == h->length && payload >= 1 && payload <= PG_NET_ADDR_MAX && h->op <= 1
+                   ? PG_DS_OK
+                   : PG_DS_BAD_LENGTH;
+    if (h->type == PG_DS_RELEASE)
+        return payload == 0 ? PG_DS_OK : PG_DS_BAD_LENGTH;
     if (h->type == PG_DS_AMO) {
         if (payload != 0 || h->layout != PG_DS_CONTIG)
             return PG_DS_BAD_LENGTH;

@@ -1,6 +1,8 @@
 /* The server half: the node's data-server thread. It polls while requests keep coming, for
  * PANGEA_SERVER_SPIN_US after the last one, then sleeps on the completion queue's wait
- * object, so an idle job costs no CPU. Every request is validated before it touches memory. */
+ * object, so an idle job costs no CPU. Every request is validated before it touches memory.
+ * It learns a source's endpoint from its HELLO, keeps a record of each source that has sent
+ * to it, and hands out its receive pool as grants (dataserver.h, "Credits"). */
 #define _GNU_SOURCE /* pthread_attr_setaffinity_np */
 #include "ds_internal.h"
 
@@ -42,30 +44,63 @@ struct arrivals {
     struct pg_net_event *ring;
     size_t head, count, cap;
 };
+#define ARRIVALS_START 256
 
-/* Ordered requests served and not yet acknowledged, of one source. */
-struct owed_ack {
-    struct pg_ds_header last; /* the latest: its number is what the acknowledgement covers */
-    uint32_t count;
+#define NO_PE UINT32_MAX
+
+/* A PE that has sent to this server. The lists are threaded through the records by PE
+ * number: sources owed an acknowledgement, grant holders from the least recently served
+ * (those asked to give theirs back are off that list), and sources waiting for a grant. */
+struct ds_source {
+    fi_addr_t addr; /* FI_ADDR_NOTAVAIL until its HELLO is served */
+    struct ds_stream stream;
+    uint32_t owed; /* ordered requests served and not yet acknowledged */
+    uint32_t owed_target;
+    uint16_t owed_order; /* the latest of them: what the acknowledgement covers */
+    uint8_t waiting, reclaiming;
+    uint32_t next_owing;
+    uint32_t grant; /* bytes of the pool it may hold; 0: none */
+    uint32_t epoch; /* number of its latest grant */
+    uint32_t lru_prev, lru_next;
+    uint32_t next_waiter;
 };
+
+/* What the server allocates, by part (read by other threads: pg_ds_server_memory). */
+enum memory_part { PART_POOL, PART_REPLIES, PART_TABLES, PART_SOURCES, PART_ARRIVALS, PARTS };
 
 static struct {
     struct pg_net_ep *ep;
-    struct pg_ds_recv_buffer recv[2];
+    struct pg_ds_recv_buffer *segments; /* [max_segments]; data NULL when not in use */
+    size_t max_segments, segments_in_use;
+    size_t granted; /* bytes of all grants out */
+    size_t min_grant, full_grant;
     struct reply_pool headers, packs;
     size_t chunk;
     struct pg_net_mr **segment_mr; /* [local_size * PG_SEG_COUNT] */
-    fi_addr_t *client;             /* [npes], inserted on a PE's first request */
-    struct ds_stream *streams;     /* [npes]: each source's ordered requests */
-    struct owed_ack *owed;         /* [npes] */
-    uint32_t *owing;               /* sources with acknowledgements owed */
-    int nowing;
+    size_t registrations;
+    struct ds_source **sources; /* [npes], a record once the PE has sent here */
+    size_t nsources;
+    uint32_t owing;
+    uint32_t lru_head, lru_tail;
+    uint32_t waiters_head, waiters_tail;
+    size_t waiters, reclaims; /* reclaims: RECLAIMs sent, not yet answered */
     struct arrivals arrivals;
-    char *client_names; /* [npes * stride] */
-    size_t name_stride;
+    size_t bytes[PARTS];
+    struct pg_ds_server_stats stats;
     pthread_t thread;
     int running, stopping;
 } s;
+
+static void account(enum memory_part part, long long bytes)
+{
+    __atomic_fetch_add(&s.bytes[part], (size_t)bytes, __ATOMIC_RELAXED);
+}
+
+/* Counts read by other threads are written through this. */
+static void set_count(size_t *count, size_t value)
+{
+    __atomic_store_n(count, value, __ATOMIC_RELAXED);
+}
 
 static uint64_t now_us(void)
 {
@@ -78,16 +113,17 @@ static void arrival_push(const struct pg_net_event *e)
 {
     struct arrivals *q = &s.arrivals;
     if (q->count == q->cap) {
-        size_t cap = q->cap ? 2 * q->cap : 256;
+        size_t cap = q->cap ? 2 * q->cap : ARRIVALS_START;
         struct pg_net_event *ring = malloc(cap * sizeof *ring);
         if (!ring)
             pg_fatal("data server", "out of memory queueing %zu requests", cap);
         for (size_t i = 0; i < q->count; i++)
             ring[i] = q->ring[(q->head + i) % q->cap];
         free(q->ring);
+        account(PART_ARRIVALS, (long long)((cap - q->cap) * sizeof *ring));
         q->ring = ring;
         q->head = 0;
-        q->cap = cap;
+        set_count(&q->cap, cap);
     }
     q->ring[(q->head + q->count++) % q->cap] = *e;
 }
@@ -134,11 +170,20 @@ static struct reply_buffer *take_reply(struct reply_pool *pool)
     }
 }
 
-static fi_addr_t client_addr(uint32_t pe)
+/* The record of source pe, made on its first request. */
+static struct ds_source *source(uint32_t pe)
 {
-    if (s.client[pe] == FI_ADDR_NOTAVAIL)
-        s.client[pe] = pg_net_av_insert(s.ep, s.client_names + pe * s.name_stride);
-    return s.client[pe];
+    struct ds_source *src = s.sources[pe];
+    if (src)
+        return src;
+    if (!(src = calloc(1, sizeof *src)))
+        pg_fatal("data server", "out of memory for the record of PE %u", pe);
+    account(PART_SOURCES, sizeof *src);
+    src->addr = FI_ADDR_NOTAVAIL;
+    src->lru_prev = src->lru_next = src->next_owing = src->next_waiter = NO_PE;
+    s.sources[pe] = src;
+    set_count(&s.nsources, s.nsources + 1);
+    return src;
 }
 
 /* Answers a request: the request's header echoed (seq, cookie, credit) with the reply's type,
@@ -157,7 +202,14 @@ static void send_reply(struct reply_pool *pool, struct reply_buffer *r,
     r->header.position = position;
     struct iovec iov[2] = {{&r->header, sizeof r->header}, {(void *)data, len}};
     void *desc[2] = {pg_net_mr_desc(pool->headers_mr), pg_net_mr_desc(data_mr)};
-    pg_net_sendv(s.ep, client_addr(request->source), iov, desc, len ? 2 : 1, &r->ctx);
+    pg_net_sendv(s.ep, s.sources[request->source]->addr, iov, desc, len ? 2 : 1, &r->ctx);
+}
+
+/* Whether a reply can reach the request's source: it has said hello. */
+static int reachable(const struct pg_ds_header *request)
+{
+    const struct ds_source *src = s.sources[request->source];
+    return src && src->addr != FI_ADDR_NOTAVAIL;
 }
 
 static void reply(const struct pg_ds_header *request, uint8_t type, uint16_t status,
@@ -165,6 +217,20 @@ static void reply(const struct pg_ds_header *request, uint8_t type, uint16_t sta
 {
     send_reply(&s.headers, take_reply(&s.headers), request, type, status, operand, NULL, 0, 0,
                NULL);
+}
+
+/* A message of the server's own to source pe: a GRANT or RECLAIM of its latest grant, or an
+ * acknowledgement of `count` ordered requests up to number `order`. */
+static void tell(uint32_t pe, uint8_t type, uint32_t target, uint16_t order, uint64_t count)
+{
+    const struct ds_source *src = s.sources[pe];
+    struct pg_ds_header m = {.version = PG_DS_PROTOCOL_VERSION,
+                             .source = pe,
+                             .target = target,
+                             .order = order,
+                             .flags = type == PG_DS_ACK ? PG_DS_ORDERED : 0,
+                             .compare = src->epoch};
+    reply(&m, type, 0, type == PG_DS_ACK ? count : src->grant);
 }
 
 /* A put, accumulate or non-fetching AMO is done. An ordered one is acknowledged together
@@ -176,19 +242,24 @@ static void acknowledge(const struct pg_ds_header *h)
         reply(h, PG_DS_ACK, 0, 0);
         return;
     }
-    struct owed_ack *o = &s.owed[h->source];
-    if (o->count++ == 0)
-        s.owing[s.nowing++] = h->source;
-    o->last = *h;
+    struct ds_source *src = s.sources[h->source];
+    if (src->owed++ == 0) {
+        src->next_owing = s.owing;
+        s.owing = h->source;
+    }
+    src->owed_order = h->order;
+    src->owed_target = h->target;
 }
 
 static void send_owed_acks(void)
 {
-    while (s.nowing > 0) {
-        struct owed_ack *o = &s.owed[s.owing[--s.nowing]];
-        uint32_t count = o->count;
-        o->count = 0;
-        reply(&o->last, PG_DS_ACK, 0, count);
+    while (s.owing != NO_PE) {
+        uint32_t pe = s.owing;
+        struct ds_source *src = s.sources[pe];
+        s.owing = src->next_owing;
+        uint32_t count = src->owed;
+        src->owed = 0;
+        tell(pe, PG_DS_ACK, src->owed_target, src->owed_order, count);
     }
 }
 
@@ -200,9 +271,10 @@ static void reject(const struct pg_ds_header *h, size_t len, int status)
             len >= sizeof *h ? h->target : 0u, len >= sizeof *h ? h->segment : 0u,
             len >= sizeof *h ? (unsigned long long)h->offset : 0ull,
             len >= sizeof *h ? (unsigned long long)h->length : 0ull, pg_ds_status_text(status));
-    /* The source is known to be a PE of the job once the header is whole and valid so far. */
+    /* The source is known to be a PE of the job once the header is whole and valid so far,
+     * and can be answered once it has said hello. */
     if (len >= sizeof *h && status != PG_DS_BAD_SOURCE && status != PG_DS_BAD_VERSION &&
-        h->source < (uint32_t)pg_world.npes)
+        h->source < (uint32_t)pg_world.npes && reachable(h))
         reply(h, PG_DS_NACK, (uint16_t)status, 0);
 }
 
@@ -235,9 +307,14 @@ static void apply(const struct pg_ds_header *h, char *base, const struct pg_ds_s
         pg_acc_unlock((int)h->target);
 }
 
-/* Streams a get's data back in chunks: straight from memory when contiguous, else packed. */
+static void pool_open(struct reply_pool *pool, int count, size_t packed_bytes);
+
+/* Streams a get's data back in chunks: straight from memory when contiguous, else packed
+ * (the packing space is made on the first such get). */
 static void stream(const struct pg_ds_header *h, char *base, const struct pg_ds_shape *l)
 {
+    if (h->layout != PG_DS_CONTIG && !s.packs.buffers)
+        pool_open(&s.packs, PACK_BUFFERS, s.chunk);
     for (size_t done = 0; done < h->length;) {
         size_t n = h->length - done < s.chunk ? h->length - done : s.chunk;
         if (h->layout == PG_DS_VECTOR)
@@ -306,6 +383,185 @@ static void put_records(const struct pg_ds_header *h, size_t len)
     acknowledge(h);
 }
 
+/* The receive pool. A segment is added when grants need it and dropped, rather than posted
+ * again, once used up when the others hold every grant (dataserver.h, "Credits"). */
+static void add_segment(void)
+{
+    for (size_t i = 0; i < s.max_segments; i++) {
+        if (s.segments[i].data)
+            continue;
+        pg_ds_recv_open(s.ep, &s.segments[i], pg_ds_segment_bytes());
+        account(PART_POOL, (long long)pg_ds_segment_bytes());
+        set_count(&s.segments_in_use, s.segments_in_use + 1);
+        return;
+    }
+}
+
+static void segment_used_up(void *context)
+{
+    if (s.segments_in_use > 2 && s.granted <= pg_ds_pool_capacity(s.segments_in_use - 1)) {
+        pg_ds_recv_close(context);
+        account(PART_POOL, -(long long)pg_ds_segment_bytes());
+        set_count(&s.segments_in_use, s.segments_in_use - 1);
+        return;
+    }
+    pg_ds_recv_repost(s.ep, context);
+}
+
+/* Room for `bytes` more of grants, growing the pool if it must and may. */
+static int pool_fits(size_t bytes)
+{
+    while (s.granted + bytes > pg_ds_pool_capacity(s.segments_in_use)) {
+        if (s.segments_in_use == s.max_segments)
+            return 0;
+        add_segment();
+    }
+    return 1;
+}
+
+static void lru_remove(uint32_t pe)
+{
+    struct ds_source *src = s.sources[pe];
+    if (src->lru_prev != NO_PE)
+        s.sources[src->lru_prev]->lru_next = src->lru_next;
+    else
+        s.lru_head = src->lru_next;
+    if (src->lru_next != NO_PE)
+        s.sources[src->lru_next]->lru_prev = src->lru_prev;
+    else
+        s.lru_tail = src->lru_prev;
+    src->lru_prev = src->lru_next = NO_PE;
+}
+
+static void lru_append(uint32_t pe)
+{
+    struct ds_source *src = s.sources[pe];
+    src->lru_prev = s.lru_tail;
+    src->lru_next = NO_PE;
+    if (s.lru_tail != NO_PE)
+        s.sources[s.lru_tail]->lru_next = pe;
+    else
+        s.lru_head = pe;
+    s.lru_tail = pe;
+}
+
+static void give(uint32_t pe, size_t bytes)
+{
+    struct ds_source *src = s.sources[pe];
+    src->grant = (uint32_t)bytes;
+    src->epoch++;
+    __atomic_fetch_add(&s.stats.grants, 1, __ATOMIC_RELAXED);
+    s.granted += bytes;
+    lru_append(pe);
+    tell(pe, PG_DS_GRANT, (uint32_t)pg_world.me, 0, 0);
+}
+
+/* Asks holders for their grants back, the least recently served first, until every waiter
+ * has a reclaim under way for it (a holder's grant is at least one waiter's). */
+static void reclaim_for_waiters(void)
+{
+    while (s.reclaims < s.waiters && s.lru_head != NO_PE) {
+        uint32_t pe = s.lru_head;
+        lru_remove(pe);
+        s.sources[pe]->reclaiming = 1;
+        s.reclaims++;
+        __atomic_fetch_add(&s.stats.reclaims, 1, __ATOMIC_RELAXED);
+        tell(pe, PG_DS_RECLAIM, (uint32_t)pg_world.me, 0, 0);
+    }
+}
+
+/* Grants to the waiters in the order they asked, while the pool has room. */
+static void serve_waiters(void)
+{
+    while (s.waiters_head != NO_PE && pool_fits(s.min_grant)) {
+        uint32_t pe = s.waiters_head;
+        struct ds_source *src = s.sources[pe];
+        s.waiters_head = src->next_waiter;
+        if (s.waiters_head == NO_PE)
+            s.waiters_tail = NO_PE;
+        src->next_waiter = NO_PE;
+        src->waiting = 0;
+        s.waiters--;
+        give(pe, s.min_grant);
+    }
+    reclaim_for_waiters();
+}
+
+/* A HELLO that asks for a grant: a first one, or queued behind earlier askers. */
+static void ask_grant(uint32_t pe)
+{
+    struct ds_source *src = s.sources[pe];
+    if (src->grant) { /* it holds one: say so again */
+        tell(pe, PG_DS_GRANT, (uint32_t)pg_world.me, 0, 0);
+        return;
+    }
+    if (src->waiting)
+        return;
+    src->waiting = 1;
+    s.waiters++;
+    if (s.waiters_tail != NO_PE)
+        s.sources[s.waiters_tail]->next_waiter = pe;
+    else
+        s.waiters_head = pe;
+    s.waiters_tail = pe;
+    serve_waiters();
+}
+
+/* A request marked PG_DS_MORE: its source waited for room in its grant. Doubled, up to a
+ * whole send region, if the pool has room and nobody waits for a grant. */
+static void enlarge(uint32_t pe)
+{
+    struct ds_source *src = s.sources[pe];
+    if (!src->grant || src->reclaiming || src->grant >= s.full_grant || s.waiters)
+        return;
+    size_t more = s.full_grant - src->grant < src->grant ? s.full_grant - src->grant : src->grant;
+    if (!pool_fits(more))
+        return;
+    src->grant += (uint32_t)more;
+    s.granted += more;
+    __atomic_fetch_add(&s.stats.enlargements, 1, __ATOMIC_RELAXED);
+    tell(pe, PG_DS_GRANT, (uint32_t)pg_world.me, 0, 0);
+}
+
+/* A RELEASE, served after every earlier request of its source: the grant's space is free. */
+static void release(uint32_t pe, uint32_t epoch)
+{
+    struct ds_source *src = s.sources[pe];
+    if (!src->grant || src->epoch != epoch)
+        return; /* given back already */
+    s.granted -= src->grant;
+    src->grant = 0;
+    if (src->reclaiming) {
+        src->reclaiming = 0;
+        s.reclaims--;
+    } else {
+        lru_remove(pe);
+    }
+    serve_waiters();
+}
+
+/* A source's HELLO: its endpoint, and maybe its ask for a grant. */
+static void hello(const struct pg_ds_header *h)
+{
+    struct ds_source *src = s.sources[h->source];
+    if (src->addr == FI_ADDR_NOTAVAIL)
+        src->addr = pg_net_av_insert(s.ep, h + 1);
+    if (h->op)
+        ask_grant(h->source);
+}
+
+/* A served request of a holder makes it the most recently served. */
+static void served_from(const struct pg_ds_header *h)
+{
+    struct ds_source *src = s.sources[h->source];
+    if (!src->grant || src->reclaiming)
+        return;
+    lru_remove(h->source);
+    lru_append(h->source);
+    if (h->flags & PG_DS_MORE)
+        enlarge(h->source);
+}
+
 /* Validates a request and carries it out. */
 static void execute(const struct pg_ds_header *h, size_t len)
 {
@@ -324,6 +580,21 @@ static void execute(const struct pg_ds_header *h, size_t len)
     }
     if (!on_this_node(h->target)) {
         reject(h, len, PG_DS_BAD_TARGET);
+        return;
+    }
+    if (h->type == PG_DS_HELLO) {
+        hello(h);
+        acknowledge(h);
+        return;
+    }
+    if (!reachable(h)) {
+        pg_warn("data server: a request from PE %u before its HELLO is dropped", h->source);
+        return;
+    }
+    served_from(h);
+    if (h->type == PG_DS_RELEASE) {
+        release(h->source, (uint32_t)h->compare);
+        acknowledge(h);
         return;
     }
     if (h->layout == PG_DS_RECORDS) {
@@ -359,7 +630,7 @@ static void serve(const struct pg_ds_header *h, size_t len)
         execute(h, len);
         return;
     }
-    int status = ds_stream_deliver(&s.streams[h->source], h, len, execute);
+    int status = ds_stream_deliver(&source(h->source)->stream, h, len, execute);
     if (status != PG_DS_OK)
         reject(h, len, status);
 }
@@ -378,7 +649,7 @@ static void serve_arrivals(void)
             if (e.len)
                 serve(e.buf, e.len);
             if (e.buffer_done)
-                pg_ds_recv_repost(s.ep, e.context);
+                segment_used_up(e.context);
         }
         send_owed_acks();
     }
@@ -428,6 +699,11 @@ static void *server_main(void *arg)
     return NULL;
 }
 
+static size_t reply_pool_bytes(int count, size_t packed_bytes)
+{
+    return (size_t)count * (sizeof(struct reply_buffer) + packed_bytes);
+}
+
 static void pool_open(struct reply_pool *pool, int count, size_t packed_bytes)
 {
     *pool = (struct reply_pool){.buffers = calloc((size_t)count, sizeof(struct reply_buffer)),
@@ -435,7 +711,8 @@ static void pool_open(struct reply_pool *pool, int count, size_t packed_bytes)
     if (packed_bytes && !(pool->packed = malloc((size_t)count * packed_bytes)))
         pool->buffers = NULL;
     if (!pool->buffers)
-        pg_fatal("shmem_init", "out of memory for the data server's reply buffers");
+        pg_fatal("data server", "out of memory for the reply buffers");
+    account(PART_REPLIES, (long long)reply_pool_bytes(count, packed_bytes));
     for (int i = 0; packed_bytes && i < count; i++)
         pool->buffers[i].packed = pool->packed + (size_t)i * packed_bytes;
     if (pg_net_local_mr()) {
@@ -466,9 +743,11 @@ static void register_segments(void)
                       (pg_net_local_mr() ? FI_SEND : 0);
     if (!access)
         return;
-    s.segment_mr = calloc((size_t)pg_world.local_size * PG_SEG_COUNT, sizeof *s.segment_mr);
+    s.registrations = (size_t)pg_world.local_size * PG_SEG_COUNT;
+    s.segment_mr = calloc(s.registrations, sizeof *s.segment_mr);
     if (!s.segment_mr)
         pg_fatal("shmem_init", "out of memory for the data server's registrations");
+    account(PART_TABLES, (long long)(s.registrations * sizeof *s.segment_mr));
     for (int i = 0; i < pg_world.local_size; i++) {
         int pe = pg_world.local_pes[i];
         for (int seg = 0; seg < PG_SEG_COUNT; seg++) {
@@ -489,17 +768,24 @@ struct pg_ds_region pg_ds_server_region(int pe, int seg)
         .registered = 1, .key = pg_net_mr_key(mr), .base = pg_net_mr_remote_base(mr)};
 }
 
-void pg_ds_server_open(size_t credit_bytes)
+void pg_ds_server_open(void)
 {
     s.ep = pg_net_ep_open("data server", pg_ds_max_message());
     s.chunk = pg_ds_chunk_bytes();
     pool_open(&s.headers, REPLY_BUFFERS, 0);
-    pool_open(&s.packs, PACK_BUFFERS, s.chunk);
     register_segments();
-    /* Every PE of another node may hold its credit's worth of this space at once. */
-    size_t remote_pes = (size_t)(pg_world.npes - pg_world.local_size);
-    for (int i = 0; i < 2; i++)
-        pg_ds_recv_open(s.ep, &s.recv[i], remote_pes * credit_bytes);
+    s.max_segments = pg_ds_pool_max_segments();
+    s.min_grant = pg_ds_min_grant();
+    s.full_grant = pg_ds_full_grant();
+    s.segments = calloc(s.max_segments, sizeof *s.segments);
+    s.sources = calloc((size_t)pg_world.npes, sizeof *s.sources);
+    if (!s.segments || !s.sources)
+        pg_fatal("shmem_init", "out of memory for the data server's tables");
+    account(PART_TABLES, (long long)(s.max_segments * sizeof *s.segments +
+                                     (size_t)pg_world.npes * sizeof *s.sources));
+    s.owing = s.lru_head = s.lru_tail = s.waiters_head = s.waiters_tail = NO_PE;
+    add_segment();
+    add_segment();
 }
 
 struct pg_net_ep *pg_ds_server_ep(void)
@@ -507,21 +793,8 @@ struct pg_net_ep *pg_ds_server_ep(void)
     return s.ep;
 }
 
-void pg_ds_server_start(const char *client_names, size_t name_stride)
+void pg_ds_server_start(void)
 {
-    int npes = pg_world.npes;
-    s.name_stride = name_stride;
-    s.client_names = malloc((size_t)npes * name_stride);
-    s.client = malloc((size_t)npes * sizeof(fi_addr_t));
-    s.streams = calloc((size_t)npes, sizeof *s.streams);
-    s.owed = calloc((size_t)npes, sizeof *s.owed);
-    s.owing = malloc((size_t)npes * sizeof *s.owing);
-    s.nowing = 0;
-    if (!s.client_names || !s.client || !s.streams || !s.owed || !s.owing)
-        pg_fatal("shmem_init", "out of memory for the data server's address table");
-    memcpy(s.client_names, client_names, (size_t)npes * name_stride);
-    for (int pe = 0; pe < npes; pe++)
-        s.client[pe] = FI_ADDR_NOTAVAIL;
     s.stopping = 0;
     /* A launcher that binds each PE to a core would bind the server to its host PE's core,
      * where it could run only when that PE waits: the server may run on any core (the kernel
@@ -550,20 +823,78 @@ void pg_ds_server_stop(void)
     pthread_join(s.thread, NULL);
     s.running = 0;
     pool_close(&s.headers);
-    pool_close(&s.packs);
-    for (int i = 0; s.segment_mr && i < pg_world.local_size * PG_SEG_COUNT; i++)
+    if (s.packs.buffers)
+        pool_close(&s.packs);
+    for (size_t i = 0; i < s.registrations; i++)
         pg_net_mr_close(s.segment_mr[i]);
     free(s.segment_mr);
-    for (int i = 0; i < 2; i++)
-        pg_ds_recv_close(&s.recv[i]);
+    for (size_t i = 0; i < s.max_segments; i++)
+        if (s.segments[i].data)
+            pg_ds_recv_close(&s.segments[i]);
+    free(s.segments);
     pg_net_ep_close(s.ep);
-    for (int pe = 0; pe < pg_world.npes; pe++)
-        ds_stream_reset(&s.streams[pe]);
-    free(s.streams);
-    free(s.owed);
-    free(s.owing);
+    for (int pe = 0; pe < pg_world.npes; pe++) {
+        if (!s.sources[pe])
+            continue;
+        ds_stream_reset(&s.sources[pe]->stream);
+        free(s.sources[pe]);
+    }
+    free(s.sources);
     free(s.arrivals.ring);
-    free(s.client);
-    free(s.client_names);
     memset(&s, 0, sizeof s);
+}
+
+struct pg_ds_server_counts pg_ds_server_memory(struct pg_ds_server_bytes *bytes)
+{
+    struct pg_ds_server_counts n = {
+        .npes = (size_t)pg_world.npes,
+        .local_size = (size_t)pg_world.local_size,
+        .sources = __atomic_load_n(&s.nsources, __ATOMIC_RELAXED),
+        .segments = __atomic_load_n(&s.segments_in_use, __ATOMIC_RELAXED),
+        .arrivals = __atomic_load_n(&s.arrivals.cap, __ATOMIC_RELAXED),
+        .pack_buffers = __atomic_load_n(&s.packs.buffers, __ATOMIC_RELAXED) ? PACK_BUFFERS : 0,
+        .registrations = s.registrations,
+    };
+    size_t *part[PARTS] = {&bytes->pool, &bytes->replies, &bytes->tables, &bytes->sources,
+                           &bytes->arrivals};
+    bytes->total = 0;
+    for (int i = 0; i < PARTS; i++)
+        bytes->total += *part[i] = __atomic_load_n(&s.bytes[i], __ATOMIC_RELAXED);
+    return n;
+}
+
+struct pg_ds_server_bytes pg_ds_server_model(const struct pg_ds_server_counts *n)
+{
+    struct pg_ds_server_bytes b = {
+        .pool = n->segments * pg_ds_segment_bytes(),
+        .replies =
+            reply_pool_bytes(REPLY_BUFFERS, 0) +
+            (n->pack_buffers ? reply_pool_bytes((int)n->pack_buffers, pg_ds_chunk_bytes()) : 0),
+        .tables = n->registrations * sizeof(struct pg_net_mr *) +
+                  pg_ds_pool_max_segments() * sizeof(struct pg_ds_recv_buffer) +
+                  n->npes * sizeof(struct ds_source *),
+        .sources = n->sources * sizeof(struct ds_source),
+        .arrivals = n->arrivals * sizeof(struct pg_net_event),
+    };
+    b.total = b.pool + b.replies + b.tables + b.sources + b.arrivals;
+    return b;
+}
+
+struct pg_ds_server_stats pg_ds_server_stats(void)
+{
+    return (struct pg_ds_server_stats){
+        .grants = __atomic_load_n(&s.stats.grants, __ATOMIC_RELAXED),
+        .enlargements = __atomic_load_n(&s.stats.enlargements, __ATOMIC_RELAXED),
+        .reclaims = __atomic_load_n(&s.stats.reclaims, __ATOMIC_RELAXED)};
+}
+
+struct pg_ds_server_counts pg_ds_server_worst(size_t npes, size_t local_size)
+{
+    return (struct pg_ds_server_counts){.npes = npes,
+                                        .local_size = local_size,
+                                        .sources = npes - local_size,
+                                        .segments = pg_ds_pool_max_segments(),
+                                        .arrivals = ARRIVALS_START,
+                                        .pack_buffers = PACK_BUFFERS,
+                                        .registrations = local_size * PG_SEG_COUNT};
 }

@@ -64,8 +64,13 @@ void *pg_mem_from_peer(int pe, const void *addr, size_t len);
 /* The other way: pe's address of the object at my symmetric address addr. */
 void *pg_mem_to_peer(int pe, const void *addr);
 
-/* Library-internal symmetric memory (same offset on every PE), carved at init time. */
+/* Library-internal symmetric memory (same offset on every PE), carved at init time from an
+ * area of pg_mem_internal_size() bytes at the end of the heap segment. */
 void *pg_mem_internal_alloc(size_t size);
+size_t pg_mem_internal_size(void);
+/* Private memory of the per-PE tables (each segment's mapping of every PE, and every PE's
+ * segment bounds for ARMCI's addresses) in a job of npes PEs (pangea-info --footprint). */
+size_t pg_mem_table_bytes(size_t npes);
 
 /* A first-fit allocator over [base, base+size), its block table outside the memory. The
  * symmetric heap is one; a front-end may run its own over memory carved from the heap (ARMCI

@@ -278,6 +278,16 @@ void pg_memory_fini(void)
     }
 }
 
+size_t pg_mem_internal_size(void)
+{
+    return PG_INTERNAL_SIZE;
+}
+
+size_t pg_mem_table_bytes(size_t npes)
+{
+    return npes * PG_SEG_COUNT * (sizeof(char *) + sizeof(struct segment_span));
+}
+
 void *pg_mem_internal_alloc(size_t size)
 {
     size = (size + 63) & ~(size_t)63;

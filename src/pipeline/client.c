@@ -6,9 +6,13 @@
  * not hold a whole chunk; packing chunk k+1 overlaps sending chunk k, and a block is reused
  * once the provider has sent it. Credits bound what one PE has in flight at one server (bytes
  * of its receive space and a number of requests), so a server's receive buffers are never
- * overrun whatever all PEs send at once. A get is one request per window of half the send
+ * overrun whatever all PEs send at once: small requests go against a little grant-free space,
+ * the rest against a grant that the server hands out on demand and may ask back (the protocol
+ * is described in dataserver.h, "Credits"). A get is one request per window of half the send
  * region: the server packs and streams the data back in chunks, and the window bounds what
- * the replies may occupy in this PE's receive buffers.
+ * the replies may occupy in this PE's receive buffers. What this PE keeps per node is one
+ * struct link (and a batch), plus the records of its requests in flight to the nodes it has
+ * contacted.
  *
  * Small nbi puts to one node are gathered into one request of records (a batch of up to
  * PANGEA_PUT_BATCH bytes), numbered when it is sent: when full, before any other request to
@@ -33,7 +37,8 @@
 struct block {
     struct fi_context ctx; /* first: the completion's context points here */
     uint32_t size;         /* bytes of the block, this struct included */
-    uint32_t busy;
+    uint16_t busy;
+    uint16_t small; /* its request's credit is grant-free space */
     char data[] __attribute__((aligned(8)));
 };
 #define BLOCK_ALIGN 64
@@ -66,6 +71,26 @@ struct sent {
     uint32_t credit;
     uint16_t order;
     uint8_t awaits;
+    uint8_t small : 1;   /* the credit is grant-free space */
+    uint8_t control : 1; /* a HELLO or RELEASE: no completion record counts it */
+};
+
+/* What this PE holds at one node's server: nothing yet (NEW), its endpoint known there
+ * (IDLE), a grant asked for (ASKED) or held (HELD). */
+enum link_state { LINK_NEW, LINK_IDLE, LINK_ASKED, LINK_HELD };
+struct link {
+    struct sent *sent;            /* [SENT_SLOTS], from the first contact */
+    struct pg_ds_region *regions; /* [PEs of the node][PG_SEG_COUNT], on the first direct RMA */
+    fi_addr_t server;             /* inserted at the first contact */
+    uint64_t last_use;            /* for giving the least recently used grant back */
+    uint32_t credit_used;         /* granted space held by requests in flight */
+    uint32_t small_used;          /* grant-free space held */
+    uint32_t grant, epoch;        /* HELD: its bytes and number */
+    uint32_t released;            /* the number of the last grant given back */
+    int requests;                 /* requests awaiting a reply or an acknowledgement */
+    uint16_t order;               /* the number of my next ordered request there */
+    uint16_t acked;               /* my oldest number there that may not be done */
+    uint8_t state, release_due, wants_more;
 };
 
 /* Small puts to one node not yet sent: records (struct pg_ds_record and data), counted once
@@ -78,38 +103,50 @@ struct batch {
 };
 /* A put is batched when its record takes at most this fraction of a batch. */
 #define BATCH_SHARE 8
+/* Batches open at once, and batch buffers kept once sent: a PE putting to many nodes holds a
+ * few, whatever the number of nodes. */
+#define BATCHES_KEPT 16
 
 #define PENDING_SLOTS 4096
 #define REQUESTS_PER_SERVER 64
+/* Requests in flight to all nodes together: with the grants held, what bounds the small
+ * replies this PE's receive buffers must hold, whatever the number of nodes. */
+#define REQUESTS_IN_FLIGHT 256
 /* A request's record is found at its number modulo this; a number waits for its slot. */
 #define SENT_SLOTS (2 * REQUESTS_PER_SERVER)
-/* Receive space a message holds beyond its bytes (provider alignment in a multi-receive). */
-#define MESSAGE_SLACK 64
+#define SMALL_BUDGET (PG_DS_SMALL_IN_FLIGHT * pg_ds_receive_bytes(PG_DS_SMALL_MESSAGE))
+/* What a grant keeps for the RELEASE that gives it back. */
+#define RELEASE_BYTES pg_ds_receive_bytes(sizeof(struct pg_ds_header))
 
 static struct {
     pthread_mutex_t lock;
     struct pg_net_ep *ep;
-    fi_addr_t *server;                      /* [nnodes] */
+    char name[PG_NET_ADDR_MAX]; /* my endpoint, told to each server in a HELLO */
+    size_t name_len;
+    struct link *links;                    /* [nnodes] */
+    char (*server_names)[PG_NET_ADDR_MAX]; /* [nnodes] */
+    int *server_pe;                        /* [nnodes] the PE hosting each node's server */
+    int *node_size;                        /* [nnodes] */
+    size_t regions_offset;      /* of every PE's direct RMA regions, in its internal area */
+    int in_flight;              /* requests in flight to all nodes */
+    int grants;                 /* links ASKED or HELD */
+    int due[PG_DS_GRANTS_HELD]; /* nodes whose grant is asked back */
+    int ndue, giving_back;
+    uint64_t clock;                         /* counts sends, for last_use */
     char *region;                           /* the send region */
     struct pg_net_mr *region_mr;            /* when local buffers must be registered */
     struct pg_net_mr *own_mr[PG_SEG_COUNT]; /* my segments, as RMA buffers (idem) */
-    struct pg_ds_region *regions;           /* [npes * PG_SEG_COUNT] direct RMA targets */
     size_t region_size, oldest, next, wrap_at;
     size_t chunk;         /* data bytes per message, a multiple of PG_ACC_MAX_ELEMENT */
     size_t window;        /* get bytes per request */
-    size_t credit_bytes;  /* receive space of a server one PE may hold */
     size_t get_in_flight; /* get bytes requested and not yet arrived */
     struct pg_ds_recv_buffer recv[2];
     uint64_t next_seq;
     struct pg_pipe_completion all; /* every context's acknowledgements */
-    int *requests;                 /* [nnodes] requests awaiting a reply */
-    uint16_t *order;               /* [nnodes] the number of my next ordered request there */
-    uint16_t *acked;               /* [nnodes] my oldest number there that may not be done */
-    struct sent **sent;            /* [nnodes][SENT_SLOTS], allocated on first use */
-    size_t *credit_used;           /* [nnodes] */
     struct batch *batches;         /* [nnodes] */
     int *open_batches;             /* nodes whose batch holds puts */
     int nopen;
+    int batch_buffers;  /* batches with records allocated */
     size_t batch_bytes; /* 0: no batching */
     struct pending *pending;
     unsigned long probes_rejected;
@@ -156,31 +193,49 @@ static void acknowledged_by(const struct pg_ds_header *h)
 
 static struct sent *sent_at(int node, uint16_t order)
 {
-    return &c.sent[node][order % SENT_SLOTS];
+    return &c.links[node].sent[order % SENT_SLOTS];
 }
 
 static int sent_done(int node, uint16_t order)
 {
+    if (!c.links[node].sent)
+        return 1;
     const struct sent *r = sent_at(node, order);
     return r->order != order || r->awaits == AWAITS_NOTHING;
 }
 
-/* Request `order` to node is done: its credit and its place in the count come back. */
+/* A request to node is done: its credit and its place in the counts come back. */
+static void credit_back(int node, uint32_t credit, int small)
+{
+    struct link *l = &c.links[node];
+    l->requests--;
+    c.in_flight--;
+    if (small)
+        l->small_used -= credit;
+    else
+        l->credit_used -= credit;
+}
+
 static void sent_finish(int node, uint16_t order)
 {
+    struct link *l = &c.links[node];
     struct sent *r = sent_at(node, order);
-    c.requests[node]--;
-    c.credit_used[node] -= r->credit;
+    credit_back(node, r->credit, r->small);
     r->awaits = AWAITS_NOTHING;
-    while (c.acked[node] != c.order[node] && sent_done(node, c.acked[node]))
-        c.acked[node]++;
+    while (l->acked != l->order && sent_done(node, l->acked))
+        l->acked++;
+    if (!l->requests && l->state == LINK_IDLE) { /* records only for nodes in use */
+        free(l->sent);
+        l->sent = NULL;
+    }
 }
 
 /* An acknowledgement of every request to node up to number h->order that awaits one. */
 static void acknowledged_up_to(int node, const struct pg_ds_header *h)
 {
-    uint16_t first = c.acked[node], span = (uint16_t)(h->order - first);
-    if (span >= (uint16_t)(c.order[node] - first))
+    struct link *l = &c.links[node];
+    uint16_t first = l->acked, span = (uint16_t)(h->order - first);
+    if (span >= (uint16_t)(l->order - first))
         pg_fatal("remote access",
                  "acknowledgement of unsent request %u from the data server "
                  "of PE %u",
@@ -191,7 +246,8 @@ static void acknowledged_up_to(int node, const struct pg_ds_header *h)
         struct sent *r = sent_at(node, order);
         if (r->order != order || r->awaits != AWAITS_ACK)
             continue;
-        completed(r->cookie);
+        if (!r->control)
+            completed(r->cookie);
         sent_finish(node, order);
         count++;
     }
@@ -200,6 +256,30 @@ static void acknowledged_up_to(int node, const struct pg_ds_header *h)
                  "the data server of PE %u acknowledged %llu requests, %llu "
                  "were due",
                  h->target, (unsigned long long)h->operand, (unsigned long long)count);
+}
+
+/* A GRANT: the first for the grant asked for, or a larger one for the grant held. One for a
+ * grant given back since is stale. */
+static void granted(int node, const struct pg_ds_header *h)
+{
+    struct link *l = &c.links[node];
+    uint32_t epoch = (uint32_t)h->compare;
+    if (epoch <= l->released || h->operand > UINT32_MAX ||
+        !(l->state == LINK_ASKED || (l->state == LINK_HELD && epoch == l->epoch)))
+        return;
+    l->state = LINK_HELD;
+    l->grant = (uint32_t)h->operand;
+    l->epoch = epoch;
+}
+
+/* A RECLAIM of the grant held: given back at the next safe point (give_back_due). */
+static void reclaimed(int node, const struct pg_ds_header *h)
+{
+    struct link *l = &c.links[node];
+    if (l->state != LINK_HELD || l->epoch != (uint32_t)h->compare || l->release_due)
+        return;
+    l->release_due = 1;
+    c.due[c.ndue++] = node;
 }
 
 static void handle_reply(const struct pg_ds_header *h, size_t len)
@@ -212,7 +292,16 @@ static void handle_reply(const struct pg_ds_header *h, size_t len)
         pg_fatal("remote access", "reply for unknown PE %u from a data server", h->target);
     int node = pg_world.node_of[h->target];
     struct pending *p = &c.pending[h->seq % PENDING_SLOTS];
+    if (!c.links[node].sent && h->type != PG_DS_GRANT && h->type != PG_DS_RECLAIM)
+        pg_fatal("remote access", "reply from the data server of PE %u, which has nothing of mine",
+                 h->target);
     switch (h->type) {
+    case PG_DS_GRANT:
+        granted(node, h);
+        return;
+    case PG_DS_RECLAIM:
+        reclaimed(node, h);
+        return;
     case PG_DS_ACK:
         if (h->flags & PG_DS_ORDERED) {
             acknowledged_up_to(node, h);
@@ -246,12 +335,10 @@ static void handle_reply(const struct pg_ds_header *h, size_t len)
     default:
         pg_fatal("remote access", "unknown reply type %u from the data server", h->type);
     }
-    if (h->flags & PG_DS_ORDERED) {
+    if (h->flags & PG_DS_ORDERED)
         sent_finish(node, h->order);
-    } else {
-        c.requests[node]--;
-        c.credit_used[node] -= h->credit;
-    }
+    else
+        credit_back(node, h->credit, 0);
 }
 
 /* Releases a sent block; the oldest end of the region advances over released blocks. */
@@ -299,6 +386,8 @@ static void progress(void)
     }
 }
 
+static void give_back_due(void);
+
 /* Progresses until done() holds. Lock held; released while yielding (pg_wait_yield, not
  * pg_wait_step: the waiting PE's hook would send batches from inside a send). */
 static void wait_until(int (*done)(const void *), const void *arg)
@@ -308,6 +397,7 @@ static void wait_until(int (*done)(const void *), const void *arg)
         progress();
         if (done(arg))
             return;
+        give_back_due();
         pthread_mutex_unlock(&c.lock);
         pg_wait_yield(&w);
         pthread_mutex_lock(&c.lock);
@@ -341,43 +431,152 @@ static struct block *carve(size_t bytes)
     return b;
 }
 
+/* What a request takes: a message of `bytes` receive bytes to node; a control message (a
+ * HELLO or RELEASE) waits only for a place among the requests in flight. */
+enum control { NOT_CONTROL, CONTROL_HELLO, CONTROL_RELEASE };
 struct credit_need {
     int node;
     size_t bytes;
+    enum control control;
 };
 
-static int credit_available(const void *arg)
+/* Whether the request may be sent now; *small: against grant-free space. A HELLO takes
+ * grant-free space and a RELEASE what its grant kept for it, over any limit: there is at most
+ * one of each per grant. */
+static int can_send(const struct credit_need *n, int *small)
 {
-    const struct credit_need *n = arg;
-    return c.requests[n->node] < REQUESTS_PER_SERVER &&
-           c.credit_used[n->node] + n->bytes <= c.credit_bytes &&
-           sent_done(n->node, c.order[n->node]);
+    const struct link *l = &c.links[n->node];
+    if (l->requests >= REQUESTS_PER_SERVER || c.in_flight >= REQUESTS_IN_FLIGHT ||
+        !sent_done(n->node, l->order))
+        return 0;
+    *small = l->state != LINK_HELD && n->control != CONTROL_RELEASE;
+    if (n->control)
+        return 1;
+    if (l->state == LINK_HELD)
+        return l->credit_used + n->bytes + RELEASE_BYTES <= l->grant;
+    return n->bytes <= pg_ds_receive_bytes(PG_DS_SMALL_MESSAGE) &&
+           l->small_used + n->bytes <= SMALL_BUDGET;
 }
 
-/* A block for a message of `bytes` to `node`, once the node's credits allow it. */
-static struct block *reserve_block(int node, size_t bytes, uint32_t *credit)
+static struct block *reserve_block(int node, size_t bytes, uint32_t *credit, enum control control);
+static void send_block(int pe, struct block *b, struct pg_ds_header *h, size_t bytes);
+
+/* A HELLO to node: my endpoint, and with ask a request for a grant. */
+static void send_hello(int node, int ask)
 {
-    struct credit_need need = {node, bytes + MESSAGE_SLACK};
-    if (!c.sent[node] && !(c.sent[node] = calloc(SENT_SLOTS, sizeof(struct sent))))
-        pg_fatal("remote access", "out of memory");
-    if (!credit_available(&need))
-        wait_until(credit_available, &need);
+    struct pg_ds_header h = {.type = PG_DS_HELLO, .op = (uint8_t)ask, .length = c.name_len};
+    struct block *b = reserve_block(node, sizeof h + c.name_len, &h.credit, CONTROL_HELLO);
+    memcpy(b->data + sizeof h, c.name, c.name_len);
+    h.seq = c.next_seq++;
+    send_block(c.server_pe[node], b, &h, sizeof h + c.name_len);
+}
+
+/* Gives node's grant back: a RELEASE after every request sent there so far. */
+static void give_back(int node)
+{
+    struct link *l = &c.links[node];
+    struct pg_ds_header h = {.type = PG_DS_RELEASE, .compare = l->epoch};
+    l->state = LINK_IDLE;
+    l->released = l->epoch;
+    l->grant = 0;
+    l->release_due = 0;
+    c.grants--;
+    struct block *b = reserve_block(node, sizeof h, &h.credit, CONTROL_RELEASE);
+    h.seq = c.next_seq++;
+    send_block(c.server_pe[node], b, &h, sizeof h);
+}
+
+/* Gives back the grants that servers asked for. Called where a send may start (never from
+ * inside progress, which only notes the asks) and not from inside itself. Lock held. */
+static void give_back_due(void)
+{
+    if (c.giving_back)
+        return;
+    c.giving_back = 1;
+    while (c.ndue > 0) {
+        int node = c.due[--c.ndue];
+        if (c.links[node].release_due)
+            give_back(node);
+    }
+    c.giving_back = 0;
+}
+
+/* Asks node for a grant, giving back the least recently used one first when I hold as many
+ * as a PE may. */
+static void ask_grant(int node)
+{
+    if (c.grants >= PG_DS_GRANTS_HELD) {
+        int oldest = -1;
+        for (int n = 0; n < pg_world.nnodes; n++)
+            if (c.links[n].state == LINK_HELD &&
+                (oldest < 0 || c.links[n].last_use < c.links[oldest].last_use))
+                oldest = n;
+        if (oldest >= 0)
+            give_back(oldest);
+    }
+    c.links[node].state = LINK_ASKED;
+    c.grants++;
+    send_hello(node, 1);
+}
+
+/* The first request to node: its server learns my endpoint from a HELLO sent first, which
+ * asks for a grant at once when the request will need one. */
+static void first_contact(int node, size_t bytes)
+{
+    struct link *l = &c.links[node];
+    l->server = pg_net_av_insert(c.ep, c.server_names[node]);
+    l->state = LINK_IDLE;
+    if (bytes > pg_ds_receive_bytes(PG_DS_SMALL_MESSAGE))
+        ask_grant(node);
+    else
+        send_hello(node, 0);
+}
+
+/* A block for a message of `bytes` to `node`, once the node's credits allow it. While they do
+ * not, a grant is asked for, or a larger one (the next request says so: PG_DS_MORE). */
+static struct block *reserve_block(int node, size_t bytes, uint32_t *credit, enum control control)
+{
+    struct link *l = &c.links[node];
+    struct credit_need need = {node, pg_ds_receive_bytes(bytes), control};
+    if (l->state == LINK_NEW)
+        first_contact(node, need.bytes);
+    struct pg_waiter w = {0};
+    int small;
+    while (!can_send(&need, &small)) {
+        if (!control && l->state == LINK_IDLE)
+            ask_grant(node);
+        if (!control && l->state == LINK_HELD)
+            l->wants_more = 1;
+        progress();
+        if (!control)
+            give_back_due();
+        if (can_send(&need, &small))
+            break;
+        pthread_mutex_unlock(&c.lock);
+        pg_wait_yield(&w);
+        pthread_mutex_lock(&c.lock);
+    }
     size_t size = (sizeof(struct block) + bytes + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1);
     if (size >= c.region_size)
         pg_fatal("remote access", "a %zu-byte request exceeds the send region", bytes);
-    struct pg_waiter w = {0};
     struct block *b;
     while (!(b = carve(size))) {
         progress();
         pg_wait_yield(&w);
     }
-    c.requests[node]++;
-    c.credit_used[node] += need.bytes;
+    /* Progress above may have freed the records of a node with nothing in flight. */
+    if (!l->sent && !(l->sent = calloc(SENT_SLOTS, sizeof(struct sent))))
+        pg_fatal("remote access", "out of memory");
+    b->small = (uint16_t)small;
+    l->requests++;
+    c.in_flight++;
+    if (small)
+        l->small_used += (uint32_t)need.bytes;
+    else
+        l->credit_used += (uint32_t)need.bytes;
     *credit = (uint32_t)need.bytes;
     return b;
 }
-
-static void send_block(int pe, struct block *b, struct pg_ds_header *h, size_t bytes);
 
 static int batch_idle(const void *arg)
 {
@@ -399,13 +598,19 @@ static void flush_batch(int node)
                              .layout = PG_DS_RECORDS,
                              .length = b->used,
                              .cookie = (uint64_t)(uintptr_t)b->cc};
-    struct block *blk = reserve_block(node, sizeof h + b->used, &h.credit);
+    struct block *blk = reserve_block(node, sizeof h + b->used, &h.credit, NOT_CONTROL);
     memcpy(blk->data + sizeof h, b->records, b->used);
     h.seq = c.next_seq++;
     /* The message goes to the first record's PE: a PE of the node, as the header needs. */
     send_block((int)((const struct pg_ds_record *)b->records)->target, blk, &h, sizeof h + b->used);
     b->used = 0;
     b->sending = 0;
+    if (c.batch_buffers > BATCHES_KEPT) { /* a PE putting to many nodes keeps a few */
+        free(b->records);
+        b->records = NULL;
+        b->capacity = 0;
+        c.batch_buffers--;
+    }
     for (int i = 0; i < c.nopen; i++)
         if (c.open_batches[i] == node)
             c.open_batches[i] = c.open_batches[--c.nopen];
@@ -421,7 +626,7 @@ static void flush_batches(void)
 static struct block *take_block(int node, size_t bytes, uint32_t *credit)
 {
     flush_batch(node);
-    return reserve_block(node, bytes, credit);
+    return reserve_block(node, bytes, credit, NOT_CONTROL);
 }
 
 /* Fills in the header's common fields and sends the block's first `bytes` bytes, next in my
@@ -429,20 +634,29 @@ static struct block *take_block(int node, size_t bytes, uint32_t *credit)
 static void send_block(int pe, struct block *b, struct pg_ds_header *h, size_t bytes)
 {
     int node = pg_world.node_of[pe];
+    struct link *l = &c.links[node];
     h->version = PG_DS_PROTOCOL_VERSION;
     h->flags = PG_DS_ORDERED;
-    h->order = c.order[node]++;
+    if (l->wants_more && h->type != PG_DS_HELLO && h->type != PG_DS_RELEASE) {
+        h->flags |= PG_DS_MORE;
+        l->wants_more = 0;
+    }
+    h->order = l->order++;
     int replied = h->type == PG_DS_GET || (h->type == PG_DS_AMO && h->fetch);
-    *sent_at(node, h->order) = (struct sent){.cookie = h->cookie,
-                                             .credit = h->credit,
-                                             .order = h->order,
-                                             .awaits = replied ? AWAITS_REPLY : AWAITS_ACK};
+    *sent_at(node, h->order) =
+        (struct sent){.cookie = h->cookie,
+                      .credit = h->credit,
+                      .order = h->order,
+                      .awaits = replied ? AWAITS_REPLY : AWAITS_ACK,
+                      .small = b->small,
+                      .control = h->type == PG_DS_HELLO || h->type == PG_DS_RELEASE};
+    l->last_use = ++c.clock;
     h->source = (uint32_t)pg_world.me;
     h->target = (uint32_t)pe;
     memcpy(b->data, h, sizeof *h);
     struct iovec iov = {b->data, bytes};
     void *desc = pg_net_mr_desc(c.region_mr);
-    pg_net_sendv(c.ep, c.server[node], &iov, &desc, 1, &b->ctx);
+    pg_net_sendv(c.ep, l->server, &iov, &desc, 1, &b->ctx);
 }
 
 /* The descriptor of the remote side of a shape; returns its bytes. */
@@ -505,16 +719,48 @@ static void send_shaped(struct pg_pipe_completion *cc, int pe, struct pg_ds_head
     pthread_mutex_unlock(&c.lock);
 }
 
+static void request_windows(struct pg_pipe_completion *cc, struct call *call, int pe, int seg,
+                            size_t offset, void *dest, const struct pg_strided *shape);
+static int get_done(const void *arg);
+
+/* A region's `registered` once fetched: bit 0 as its server set it, and this bit. */
+#define REGION_FETCHED 2
+
+/* The direct RMA target of segment seg of pe: on the first direct transfer to pe, fetched
+ * from pe's internal area, where its node's server left it. Lock held. */
+static const struct pg_ds_region *region_of(int pe, int seg)
+{
+    int node = pg_world.node_of[pe];
+    struct link *l = &c.links[node];
+    if (!l->regions &&
+        !(l->regions = calloc((size_t)c.node_size[node] * PG_SEG_COUNT, sizeof *l->regions)))
+        pg_fatal("remote access", "out of memory");
+    struct pg_ds_region *r = &l->regions[pg_world.local_of[pe] * PG_SEG_COUNT];
+    if (!(r->registered & REGION_FETCHED)) {
+        struct pg_strided all = {.count = {PG_SEG_COUNT * sizeof *r}};
+        struct call call = {.remaining = all.count[0]};
+        request_windows(NULL, &call, pe, PG_SEG_HEAP, c.regions_offset, r, &all);
+        wait_until(get_done, &call);
+        for (int i = 0; i < PG_SEG_COUNT; i++)
+            r[i].registered |= REGION_FETCHED;
+    }
+    return &r[seg];
+}
+
 static int direct_worthwhile(int pe, int seg, const struct pg_strided *shape)
 {
-    return shape->levels == 0 && pg_cfg.direct_rma_threshold &&
-           shape->count[0] >= (size_t)pg_cfg.direct_rma_threshold &&
-           c.regions[pe * PG_SEG_COUNT + seg].registered;
+    if (shape->levels || !pg_cfg.direct_rma_threshold ||
+        shape->count[0] < (size_t)pg_cfg.direct_rma_threshold)
+        return 0;
+    pthread_mutex_lock(&c.lock);
+    int registered = region_of(pe, seg)->registered & 1;
+    pthread_mutex_unlock(&c.lock);
+    return registered;
 }
 
 static int node_drained(const void *arg)
 {
-    return c.requests[*(const int *)arg] == 0;
+    return c.links[*(const int *)arg].requests == 0;
 }
 
 static int rma_done(const void *arg)
@@ -543,8 +789,8 @@ static void *local_desc(void *buf, size_t len, struct pg_net_mr **temporary)
 static void direct(int write, int pe, int seg, size_t offset, void *buf, size_t len)
 {
     int node = pg_world.node_of[pe];
-    const struct pg_ds_region *r = &c.regions[pe * PG_SEG_COUNT + seg];
     pthread_mutex_lock(&c.lock);
+    const struct pg_ds_region *r = region_of(pe, seg);
     flush_batch(node);
     if (!node_drained(&node))
         wait_until(node_drained, &node);
@@ -555,7 +801,7 @@ static void direct(int write, int pe, int seg, size_t offset, void *buf, size_t 
     for (size_t done = 0; done < len; done += piece) {
         size_t n = len - done < piece ? len - done : piece;
         call.outstanding++;
-        pg_net_rma(c.ep, write, c.server[node], (char *)buf + done, n, desc,
+        pg_net_rma(c.ep, write, c.links[node].server, (char *)buf + done, n, desc,
                    r->base + offset + done, r->key, &call.ctx);
     }
     wait_until(rma_done, &call);
@@ -574,7 +820,10 @@ static void batch_put(struct pg_pipe_completion *cc, int pe, int seg, size_t off
     pthread_mutex_lock(&c.lock);
     while (b->sending || (b->used && (b->cc != cc || b->used + need > c.batch_bytes)))
         flush_batch(node);
-    if (b->used + need > b->capacity) { /* a PE putting to many nodes holds what it uses */
+    if (!b->used && c.nopen >= BATCHES_KEPT)
+        flush_batch(c.open_batches[0]);
+    if (b->used + need > b->capacity) {
+        c.batch_buffers += b->capacity == 0;
         size_t capacity = b->capacity ? b->capacity : 1024;
         while (capacity < b->used + need)
             capacity *= 2;
@@ -902,12 +1151,11 @@ void pg_pipe_send_raw(int node, const void *bytes, size_t len)
     uint32_t credit;
     struct block *b = take_block(node, len, &credit);
     /* A probe is answered (NACK) or not at all: its credit is not counted. */
-    c.requests[node]--;
-    c.credit_used[node] -= credit;
+    credit_back(node, credit, b->small);
     memcpy(b->data, bytes, len);
     struct iovec iov = {b->data, len};
     void *desc = pg_net_mr_desc(c.region_mr);
-    pg_net_sendv(c.ep, c.server[node], &iov, &desc, 1, &b->ctx);
+    pg_net_sendv(c.ep, c.links[node].server, &iov, &desc, 1, &b->ctx);
     pthread_mutex_unlock(&c.lock);
 }
 
@@ -920,6 +1168,7 @@ static void progress_while_waiting(void)
         return;
     flush_batches();
     progress();
+    give_back_due();
     pthread_mutex_unlock(&c.lock);
 }
 
@@ -932,45 +1181,67 @@ unsigned long pg_pipe_probes_rejected(void)
     return n;
 }
 
-size_t pipe_client_credit_bytes(void)
+/* Each of the two reply buffers holds what may be in flight to me — get replies within two
+ * windows, the small replies (acknowledgements, AMO values, NACKs, GRANTs of larger grants) of
+ * every request in flight, a GRANT and a RECLAIM for each grant held — and one message more:
+ * the one left unused when the other is used up (dataserver.h, "Credits", the same proof). */
+static size_t reply_space(size_t window)
 {
-    return c.credit_bytes;
+    size_t small = 2 * REQUESTS_IN_FLIGHT + 2 * PG_DS_GRANTS_HELD;
+    return 2 * window + small * pg_ds_receive_bytes(sizeof(struct pg_ds_header)) +
+           pg_ds_receive_bytes(pg_ds_max_message());
 }
 
-static size_t reply_space(void)
+static size_t send_region_bytes(void)
 {
-    /* Get replies within two windows, plus the small replies of every request in flight. */
-    return 2 * (2 * c.window + (size_t)pg_world.nnodes * REQUESTS_PER_SERVER *
-                                   (sizeof(struct pg_ds_header) + MESSAGE_SLACK));
-}
-
-void pipe_client_open(void)
-{
-    c.chunk = pg_ds_chunk_bytes();
     size_t message = sizeof(struct block) + pg_ds_max_message() + BLOCK_ALIGN;
     /* aligned_alloc wants a multiple of the alignment. */
-    c.region_size =
-        ((size_t)pg_cfg.pipeline_buffers * message + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1);
-    c.window = c.region_size / 2 > c.chunk ? c.region_size / 2 / c.chunk * c.chunk : c.chunk;
-    /* Each server reserves this much receive space for each PE of another node. */
-    c.credit_bytes = c.region_size + REQUESTS_PER_SERVER * MESSAGE_SLACK;
+    return ((size_t)pg_cfg.pipeline_buffers * message + BLOCK_ALIGN - 1) &
+           ~(size_t)(BLOCK_ALIGN - 1);
+}
+
+static size_t window_bytes(size_t region_size, size_t chunk)
+{
+    return region_size / 2 > chunk ? region_size / 2 / chunk * chunk : chunk;
+}
+
+/* What one node costs this PE before it sends there: its link, batch and server's name. */
+static size_t per_node_bytes(void)
+{
+    return sizeof(struct link) + sizeof(struct batch) + sizeof *c.open_batches + PG_NET_ADDR_MAX +
+           sizeof *c.server_pe + sizeof *c.node_size;
+}
+
+void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t regions_offset)
+{
+    int nnodes = pg_world.nnodes;
+    c.chunk = pg_ds_chunk_bytes();
+    c.region_size = send_region_bytes();
+    c.window = window_bytes(c.region_size, c.chunk);
     c.ep = pg_net_ep_open("client", pg_ds_max_message());
+    c.name_len = pg_net_ep_name(c.ep, c.name);
+    if (!c.name_len)
+        pg_fatal("shmem_init", "endpoint address longer than %d bytes", PG_NET_ADDR_MAX);
     c.region = aligned_alloc(BLOCK_ALIGN, c.region_size);
     c.pending = calloc(PENDING_SLOTS, sizeof *c.pending);
-    c.requests = calloc((size_t)pg_world.nnodes, sizeof(int));
-    c.credit_used = calloc((size_t)pg_world.nnodes, sizeof(size_t));
-    c.batches = calloc((size_t)pg_world.nnodes, sizeof *c.batches);
-    c.open_batches = calloc((size_t)pg_world.nnodes, sizeof *c.open_batches);
+    c.links = calloc((size_t)nnodes, sizeof *c.links);
+    c.batches = calloc((size_t)nnodes, sizeof *c.batches);
+    c.open_batches = calloc((size_t)nnodes, sizeof *c.open_batches);
+    c.server_names = malloc((size_t)nnodes * PG_NET_ADDR_MAX);
+    c.server_pe = malloc((size_t)nnodes * sizeof *c.server_pe);
+    c.node_size = calloc((size_t)nnodes, sizeof *c.node_size);
+    if (!c.region || !c.pending || !c.links || !c.batches || !c.open_batches || !c.server_names ||
+        !c.server_pe || !c.node_size)
+        pg_fatal("shmem_init", "out of memory for the network client");
+    memcpy(c.server_names, server_names, (size_t)nnodes * PG_NET_ADDR_MAX);
+    for (int pe = pg_world.npes - 1; pe >= 0; pe--) {
+        c.node_size[pg_world.node_of[pe]]++;
+        if (pg_world.local_of[pe] == 0)
+            c.server_pe[pg_world.node_of[pe]] = pe;
+    }
+    c.regions_offset = regions_offset;
     c.nopen = 0;
     c.batch_bytes = (size_t)pg_cfg.put_batch < c.chunk ? (size_t)pg_cfg.put_batch : c.chunk;
-    c.order = calloc((size_t)pg_world.nnodes, sizeof *c.order);
-    c.acked = calloc((size_t)pg_world.nnodes, sizeof *c.acked);
-    c.sent = calloc((size_t)pg_world.nnodes, sizeof *c.sent);
-    c.server = calloc((size_t)pg_world.nnodes, sizeof(fi_addr_t));
-    c.regions = calloc((size_t)pg_world.npes * PG_SEG_COUNT, sizeof *c.regions);
-    if (!c.region || !c.pending || !c.requests || !c.credit_used || !c.batches || !c.open_batches ||
-        !c.order || !c.acked || !c.sent || !c.server || !c.regions)
-        pg_fatal("shmem_init", "out of memory for the network client");
     memset(c.region, 0, c.region_size);
     if (pg_net_local_mr()) {
         c.region_mr = pg_net_mr_reg(c.ep, c.region, c.region_size, FI_SEND);
@@ -980,28 +1251,19 @@ void pipe_client_open(void)
                                               FI_READ | FI_WRITE);
     }
     for (int i = 0; i < 2; i++)
-        pg_ds_recv_open(c.ep, &c.recv[i], reply_space());
+        pg_ds_recv_open(c.ep, &c.recv[i], reply_space(c.window));
     c.next_seq = 0;
     c.all.acks_due = 0;
     c.oldest = c.next = 0;
     c.wrap_at = c.region_size;
     c.get_in_flight = 0;
+    c.in_flight = c.grants = c.ndue = c.batch_buffers = 0;
     pg_wait_progress = progress_while_waiting;
 }
 
 struct pg_net_ep *pg_pipe_ep(void)
 {
     return c.ep;
-}
-
-void pipe_client_connect(int node, const void *server_name)
-{
-    c.server[node] = pg_net_av_insert(c.ep, server_name);
-}
-
-void pipe_client_set_region(int pe, int seg, const struct pg_ds_region *region)
-{
-    c.regions[pe * PG_SEG_COUNT + seg] = *region;
 }
 
 static int region_idle(const void *arg)
@@ -1023,21 +1285,75 @@ void pipe_client_close(void)
         pg_net_mr_close(c.own_mr[seg]);
     pg_net_ep_close(c.ep);
     free(c.region);
-    free(c.regions);
     free(c.pending);
-    free(c.requests);
-    free(c.credit_used);
-    for (int node = 0; node < pg_world.nnodes; node++)
+    for (int node = 0; node < pg_world.nnodes; node++) {
         free(c.batches[node].records);
+        free(c.links[node].sent);
+        free(c.links[node].regions);
+    }
+    free(c.links);
     free(c.batches);
     free(c.open_batches);
-    free(c.order);
-    free(c.acked);
-    for (int node = 0; node < pg_world.nnodes; node++)
-        free(c.sent[node]);
-    free(c.sent);
-    free(c.server);
+    free(c.server_names);
+    free(c.server_pe);
+    free(c.node_size);
     c.ep = NULL;
     c.region_mr = NULL;
     memset(c.own_mr, 0, sizeof c.own_mr);
+}
+
+struct pg_pipe_counts pg_pipe_memory(struct pg_pipe_bytes *bytes)
+{
+    pthread_mutex_lock(&c.lock);
+    struct pg_pipe_counts n = {.npes = (size_t)pg_world.npes, .nnodes = (size_t)pg_world.nnodes};
+    for (int node = 0; node < pg_world.nnodes; node++) {
+        n.contacted += c.links[node].sent != NULL;
+        n.batch_bytes += c.batches[node].capacity;
+        n.region_pes += c.links[node].regions ? (size_t)c.node_size[node] : 0;
+    }
+    *bytes = (struct pg_pipe_bytes){
+        .send_region = c.region_size,
+        .replies = c.recv[0].size + c.recv[1].size,
+        .pending = PENDING_SLOTS * sizeof *c.pending,
+        .links = (size_t)pg_world.nnodes * per_node_bytes(),
+        .sent = n.contacted * SENT_SLOTS * sizeof(struct sent),
+        .batches = n.batch_bytes,
+        .regions = n.region_pes * PG_SEG_COUNT * sizeof(struct pg_ds_region),
+    };
+    pthread_mutex_unlock(&c.lock);
+    bytes->total = bytes->send_region + bytes->replies + bytes->pending + bytes->links +
+                   bytes->sent + bytes->batches + bytes->regions;
+    return n;
+}
+
+struct pg_pipe_bytes pg_pipe_model(const struct pg_pipe_counts *n)
+{
+    size_t region = send_region_bytes();
+    struct pg_pipe_bytes b = {
+        .send_region = region,
+        .replies = 2 * reply_space(window_bytes(region, pg_ds_chunk_bytes())),
+        .pending = PENDING_SLOTS * sizeof(struct pending),
+        .links = n->nnodes * per_node_bytes(),
+        .sent = n->contacted * SENT_SLOTS * sizeof(struct sent),
+        .batches = n->batch_bytes,
+        .regions = n->region_pes * PG_SEG_COUNT * sizeof(struct pg_ds_region),
+    };
+    b.total = b.send_region + b.replies + b.pending + b.links + b.sent + b.batches + b.regions;
+    return b;
+}
+
+struct pg_pipe_counts pg_pipe_worst(size_t npes, size_t pes_per_node)
+{
+    size_t nnodes = (npes + pes_per_node - 1) / pes_per_node;
+    size_t batch = (size_t)pg_cfg.put_batch < pg_ds_chunk_bytes() ? (size_t)pg_cfg.put_batch
+                                                                  : pg_ds_chunk_bytes();
+    /* Records are kept for the nodes with a grant or a request in flight; batch buffers for
+     * the nodes with a batch open, and a few more. */
+    size_t in_use = PG_DS_GRANTS_HELD + REQUESTS_IN_FLIGHT;
+    size_t batches = BATCHES_KEPT + 1;
+    return (struct pg_pipe_counts){.npes = npes,
+                                   .nnodes = nnodes,
+                                   .contacted = nnodes < in_use ? nnodes : in_use,
+                                   .batch_bytes = (nnodes < batches ? nnodes : batches) * batch,
+                                   .region_pes = pg_cfg.direct_rma_threshold ? npes : 0};
 }

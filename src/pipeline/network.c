@@ -10,31 +10,26 @@
 
 static int network_up;
 
-struct names {
-    char client[PG_NET_ADDR_MAX];
-    char server[PG_NET_ADDR_MAX];
-    struct pg_ds_region regions[PG_SEG_COUNT];
-    long long pipeline_buffers, pipeline_buffer_size;
-};
-
-/* A server sizes its receive space by its own settings and clients send by theirs, so every
+/* A server sizes its pool and grants by its own settings and clients send by theirs, so every
  * PE must run with the same ones (a tuning file applied on some hosts only would break it). */
-static void check_same_settings(const struct names *all)
+static void check_same_settings(void)
 {
-    for (int pe = 1; pe < pg_world.npes; pe++)
-        if (all[pe].pipeline_buffers != all[0].pipeline_buffers ||
-            all[pe].pipeline_buffer_size != all[0].pipeline_buffer_size)
+    static const char *const name[] = {"PANGEA_PIPELINE_BUFFERS", "PANGEA_PIPELINE_BUFFER_SIZE",
+                                       "PANGEA_SERVER_POOL"};
+    long long mine[] = {pg_cfg.pipeline_buffers, pg_cfg.pipeline_buffer_size, pg_cfg.server_pool};
+    long long least[3], most[3];
+    pg_boot_minmax(mine, least, most, 3);
+    for (int i = 0; i < 3; i++)
+        if (least[i] != most[i])
             pg_fatal("shmem_init",
-                     "PE %d runs with PANGEA_PIPELINE_BUFFERS=%lld and "
-                     "PANGEA_PIPELINE_BUFFER_SIZE=%lld, PE 0 with %lld and %lld: every PE needs "
-                     "the same (check the environment and the tuning file's host pattern)",
-                     pe, all[pe].pipeline_buffers, all[pe].pipeline_buffer_size,
-                     all[0].pipeline_buffers, all[0].pipeline_buffer_size);
+                     "%s is %lld on some PEs and %lld on others: every PE needs the same (check "
+                     "the environment and the tuning file's host pattern)",
+                     name[i], least[i], most[i]);
 }
 
 /* Where my node's server leaves my segments' registrations for me: my internal symmetric
- * area, which it reaches by load/store. Allocated once per init (pg_pipe_restart keeps it), at
- * the same offset on every PE. */
+ * area, which it reaches by load/store and a PE of another node by a get, at the same offset
+ * on every PE. Allocated once per init (pg_pipe_restart keeps it). */
 static struct pg_ds_region *my_regions;
 
 static void publish_regions(void)
@@ -50,41 +45,29 @@ static void publish_regions(void)
 }
 
 /* Opens the client endpoint (and the server's on node-local rank 0) sized by the current
- * pg_cfg, exchanges the addresses and starts the server. Collective. */
+ * pg_cfg, exchanges the servers' addresses and starts the servers. Collective. */
 static void open_endpoints(void)
 {
     if (pg_cfg.pipeline_buffers < 1 || pg_cfg.pipeline_buffer_size < 64)
         pg_fatal("shmem_init", "PANGEA_PIPELINE_BUFFERS must be at least 1 and "
                                "PANGEA_PIPELINE_BUFFER_SIZE at least 64 bytes");
-    pipe_client_open();
     int leader = pg_world.local_rank == 0;
+    char mine[PG_NET_ADDR_MAX] = {0};
     if (leader) {
-        pg_ds_server_open(pipe_client_credit_bytes());
+        pg_ds_server_open();
         publish_regions();
+        if (!pg_net_ep_name(pg_ds_server_ep(), mine))
+            pg_fatal("shmem_init", "endpoint address longer than %d bytes", PG_NET_ADDR_MAX);
     }
-    pg_boot_node_barrier();
-    struct names mine;
-    memset(&mine, 0, sizeof mine);
-    memcpy(mine.regions, my_regions, sizeof mine.regions);
-    mine.pipeline_buffers = pg_cfg.pipeline_buffers;
-    mine.pipeline_buffer_size = pg_cfg.pipeline_buffer_size;
-    if (!pg_net_ep_name(pg_pipe_ep(), mine.client) ||
-        (leader && !pg_net_ep_name(pg_ds_server_ep(), mine.server)))
-        pg_fatal("shmem_init", "endpoint address longer than %d bytes", PG_NET_ADDR_MAX);
-    struct names *all = malloc((size_t)pg_world.npes * sizeof *all);
-    if (!all)
-        pg_fatal("shmem_init", "out of memory for the address exchange");
-    pg_boot_allgather(&mine, all, sizeof mine);
-    check_same_settings(all);
-    for (int pe = 0; pe < pg_world.npes; pe++) {
-        if (pg_world.local_of[pe] == 0)
-            pipe_client_connect(pg_world.node_of[pe], all[pe].server);
-        for (int seg = 0; seg < PG_SEG_COUNT; seg++)
-            pipe_client_set_region(pe, seg, &all[pe].regions[seg]);
-    }
+    char(*names)[PG_NET_ADDR_MAX] = malloc((size_t)pg_world.nnodes * sizeof *names);
+    if (!names)
+        pg_fatal("shmem_init", "out of memory for the servers' addresses");
+    pg_boot_leaders_allgather(mine, names, sizeof mine);
+    pipe_client_open((const char(*)[PG_NET_ADDR_MAX])names,
+                     (size_t)((char *)my_regions - pg_segments[PG_SEG_HEAP].base));
+    free(names);
     if (leader)
-        pg_ds_server_start(all[0].client, sizeof *all);
-    free(all);
+        pg_ds_server_start();
     network_up = 1;
     pg_boot_barrier(); /* every server is listening before anyone sends */
 }
@@ -104,6 +87,9 @@ static void close_endpoints(void)
 
 int pg_pipe_init(void)
 {
+    /* Checked on one node too: the same program and settings may run across nodes next. */
+    check_same_settings();
+    pg_ds_check_pool();
     if (pg_world.nnodes == 1)
         return 0; /* every PE is reached by load/store */
     /* Messages up to the largest chunk pangea-tune tries stay eager after a restart. */
@@ -140,6 +126,8 @@ int pg_pipe_restart(void)
     pg_pipe_quiet(NULL);
     pg_boot_barrier();
     close_endpoints();
+    check_same_settings();
+    pg_ds_check_pool();
     open_endpoints();
     return 0;
 }

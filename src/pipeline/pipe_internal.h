@@ -5,11 +5,10 @@
 
 #include "pipeline.h"
 
-void pipe_client_open(void);
+/* Opens my endpoint and the client state: the name of each node's server (its endpoint is
+ * inserted on my first request there) and the offset of every PE's direct RMA regions in its
+ * internal area (fetched on the first direct transfer to it). */
+void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t regions_offset);
 void pipe_client_close(void);
-void pipe_client_connect(int node, const void *server_name);
-void pipe_client_set_region(int pe, int seg, const struct pg_ds_region *region);
-/* Receive space a server reserves for each PE of another node (the client's credit). */
-size_t pipe_client_credit_bytes(void);
 
 #endif

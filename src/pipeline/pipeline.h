@@ -8,8 +8,9 @@
 
 #include "dataserver/dataserver.h"
 
-/* Opens the endpoints, exchanges addresses (O(nnodes + npes) per PE), starts the server on
- * node-local rank 0. Collective. */
+/* Opens the endpoints, exchanges the servers' addresses (O(nnodes) per PE: a client's is
+ * learnt by a server from its first request), starts the server on node-local rank 0.
+ * Collective. */
 int pg_pipe_init(void);
 void pg_pipe_fini(void);
 /* Reopens the endpoints, the server and the pipeline with the current pg_cfg (buffer count
@@ -70,5 +71,22 @@ unsigned long pg_pipe_probes_rejected(void);
 
 /* This PE's endpoint (pangea-tune measures memory registration on it). */
 struct pg_net_ep *pg_pipe_ep(void);
+
+/* The client's memory (pangea-info --footprint, and the test that checks the model): what it
+ * allocates, by part, and the counts that size it. pg_pipe_memory reads this PE's;
+ * pg_pipe_model computes the same from counts; pg_pipe_worst gives the counts at their largest
+ * in a job of npes PEs, pes_per_node on each node (a PE sending to every node). */
+struct pg_pipe_counts {
+    size_t npes, nnodes;
+    size_t contacted;   /* nodes with records of requests: a grant held or requests in flight */
+    size_t batch_bytes; /* buffers of batched puts */
+    size_t region_pes;  /* PEs whose direct RMA regions are known */
+};
+struct pg_pipe_bytes {
+    size_t send_region, replies, pending, links, sent, batches, regions, total;
+};
+struct pg_pipe_counts pg_pipe_memory(struct pg_pipe_bytes *bytes);
+struct pg_pipe_bytes pg_pipe_model(const struct pg_pipe_counts *counts);
+struct pg_pipe_counts pg_pipe_worst(size_t npes, size_t pes_per_node);
 
 #endif

@@ -39,6 +39,9 @@
       "need it (FI_MR_LOCAL), to exercise that path")                                          \
     X(server_spin_us, INT, "PANGEA_SERVER_SPIN_US", "200",                                     \
       "Microseconds the node's data server keeps polling after a request before it sleeps")    \
+    X(server_pool, SIZE, "PANGEA_SERVER_POOL", "32M",                                          \
+      "Receive space a node's data server may hold for requests from other nodes, granted to " \
+      "the PEs that send to it as they need it, whatever the job's size")                      \
     X(static_map, BOOL, "PANGEA_STATIC_MAP", "1",                                              \
       "Map the program's static data into on-node peers so put/get/AMO on globals are "        \
       "load/store (0: static data is not remotely accessible)")                                \

@@ -140,6 +140,27 @@ void pg_boot_node_allgather(const void *mine, void *all, size_t len)
               "MPI_Allgather");
 }
 
+void pg_boot_leaders_allgather(const void *mine, void *all, size_t len)
+{
+    MPI_Comm leaders;
+    check_mpi(MPI_Comm_split(world_comm, pg_world.local_rank == 0 ? 0 : MPI_UNDEFINED, pg_world.me,
+                             &leaders),
+              "MPI_Comm_split");
+    if (leaders != MPI_COMM_NULL) {
+        check_mpi(MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, leaders),
+                  "MPI_Allgather");
+        MPI_Comm_free(&leaders);
+    }
+    check_mpi(MPI_Bcast(all, (int)(len * (size_t)pg_world.nnodes), MPI_BYTE, 0, node_comm),
+              "MPI_Bcast");
+}
+
+void pg_boot_minmax(const long long *mine, long long *least, long long *most, int n)
+{
+    check_mpi(MPI_Allreduce(mine, least, n, MPI_LONG_LONG, MPI_MIN, world_comm), "MPI_Allreduce");
+    check_mpi(MPI_Allreduce(mine, most, n, MPI_LONG_LONG, MPI_MAX, world_comm), "MPI_Allreduce");
+}
+
 void pg_boot_barrier(void)
 {
     check_mpi(MPI_Barrier(world_comm), "MPI_Barrier");

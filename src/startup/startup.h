@@ -23,12 +23,22 @@ extern struct pg_world pg_world;
 /* Brings MPI up if the program has not (remembering that we did), duplicates
  * MPI_COMM_WORLD and fills pg_world. Returns 0 or -1 with a message printed. */
 int pg_startup_init(void);
+/* The bytes of pg_world's tables in a job of npes PEs, local_size on this node. */
+static inline size_t pg_boot_table_bytes(size_t npes, size_t local_size)
+{
+    return (2 * npes + local_size) * sizeof(int);
+}
 /* Releases the communicators; MPI itself is finalized at exit if we started it. */
 void pg_startup_fini(void);
 
 /* Init-time exchanges over MPI (world or node scope). */
 void pg_boot_allgather(const void *mine, void *all, size_t len);
 void pg_boot_node_allgather(const void *mine, void *all, size_t len);
+/* The servers' kind of exchange: node-local rank 0 of each node gives `len` bytes, and every
+ * PE receives them all, node by node (nnodes * len bytes). */
+void pg_boot_leaders_allgather(const void *mine, void *all, size_t len);
+/* The least and greatest of each of n values over all PEs. */
+void pg_boot_minmax(const long long *mine, long long *least, long long *most, int n);
 void pg_boot_barrier(void);
 void pg_boot_node_barrier(void);
 /* A world barrier over MPI if MPI is still up (0), else -1 and nothing done. */
