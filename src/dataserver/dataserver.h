@@ -314,7 +314,8 @@ struct pg_ds_server_stats {
 };
 struct pg_ds_server_stats pg_ds_server_stats(void);
 /* The counts at their largest for a job of npes PEs, local_size on this node: every PE of
- * another node a source, the pool at PANGEA_SERVER_POOL, the arrivals queue at its start. */
+ * another node a source, the pool as large as their full grants need (at most
+ * PANGEA_SERVER_POOL), the arrivals queue at its start. */
 struct pg_ds_server_counts pg_ds_server_worst(size_t npes, size_t local_size);
 
 /* Probes (fault-injection tests' raw messages) carry this bit in seq: their rejection is

@@ -890,10 +890,15 @@ struct pg_ds_server_stats pg_ds_server_stats(void)
 
 struct pg_ds_server_counts pg_ds_server_worst(size_t npes, size_t local_size)
 {
+    /* The pool grows no further than every source's full grant needs. */
+    size_t sources = npes - local_size, segments = 2;
+    while (segments < pg_ds_pool_max_segments() &&
+           pg_ds_pool_capacity(segments) < sources * pg_ds_full_grant())
+        segments++;
     return (struct pg_ds_server_counts){.npes = npes,
                                         .local_size = local_size,
-                                        .sources = npes - local_size,
-                                        .segments = pg_ds_pool_max_segments(),
+                                        .sources = sources,
+                                        .segments = segments,
                                         .arrivals = ARRIVALS_START,
                                         .pack_buffers = PACK_BUFFERS,
                                         .registrations = local_size * PG_SEG_COUNT};
