@@ -239,7 +239,9 @@ void pg_ds_unpack_piece(char *region, char *packed, size_t n, void *arg);
  *    the server asks the holder it served least recently for its grant back (RECLAIM); the
  *    source gives it back (RELEASE, after its requests in flight) at its next call into the
  *    library, and a source holding PG_DS_GRANTS_HELD grants gives one back before it asks for
- *    another.
+ *    another. A holder may not call into the library for long (computing, or blocked in an
+ *    MPI call that waits for the asker): an asker kept waiting 50 ms is lent a grant from
+ *    segments beyond the pool, a quarter of it at most, which go again as grants come back.
  * No segment is ever overrun: a segment is used up only when less than one maximal message
  * fits, and the server serves requests in arrival order. So when all k segments in use are
  * used up, the requests in the k-1 newest — more than pg_ds_pool_capacity(k) bytes — all
@@ -308,9 +310,10 @@ struct pg_ds_server_bytes {
 };
 struct pg_ds_server_counts pg_ds_server_memory(struct pg_ds_server_bytes *bytes);
 struct pg_ds_server_bytes pg_ds_server_model(const struct pg_ds_server_counts *counts);
-/* What the server did with its pool: grants given (first ones), enlarged, asked back. */
+/* What the server did with its pool: grants given (first ones), enlarged, asked back, and
+ * lent beyond the pool to a PE kept waiting while holders did not answer. */
 struct pg_ds_server_stats {
-    uint64_t grants, enlargements, reclaims;
+    uint64_t grants, enlargements, reclaims, lent;
 };
 struct pg_ds_server_stats pg_ds_server_stats(void);
 /* The counts at their largest for a job of npes PEs, local_size on this node: every PE of

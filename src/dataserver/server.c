@@ -47,6 +47,14 @@ struct arrivals {
 #define ARRIVALS_START 256
 
 #define NO_PE UINT32_MAX
+/* A waiter for a grant that has waited this long while the holders asked to give theirs back
+ * stayed silent (computing, or blocked in an MPI call that waits for the waiter) is lent one
+ * from segments beyond the pool: at most a quarter more of it, freed as grants come back. */
+#define PATIENCE_US 50000
+static size_t lend_segments(size_t max_segments)
+{
+    return max_segments / 4 > 2 ? max_segments / 4 : 2;
+}
 
 /* A PE that has sent to this server. The lists are threaded through the records by PE
  * number: sources owed an acknowledgement, grant holders from the least recently served
@@ -63,6 +71,7 @@ struct ds_source {
     uint32_t epoch; /* number of its latest grant */
     uint32_t lru_prev, lru_next;
     uint32_t next_waiter;
+    uint64_t waiting_since; /* microseconds, while waiting */
 };
 
 /* What the server allocates, by part (read by other threads: pg_ds_server_memory). */
@@ -70,8 +79,8 @@ enum memory_part { PART_POOL, PART_REPLIES, PART_TABLES, PART_SOURCES, PART_ARRI
 
 static struct {
     struct pg_net_ep *ep;
-    struct pg_ds_recv_buffer *segments; /* [max_segments]; data NULL when not in use */
-    size_t max_segments, segments_in_use;
+    struct pg_ds_recv_buffer *segments; /* [max_segments + lent]; data NULL when not in use */
+    size_t max_segments, lend_segments, segments_in_use;
     size_t granted; /* bytes of all grants out */
     size_t min_grant, full_grant;
     struct reply_pool headers, packs;
@@ -387,7 +396,7 @@ static void put_records(const struct pg_ds_header *h, size_t len)
  * again, once used up when the others hold every grant (dataserver.h, "Credits"). */
 static void add_segment(void)
 {
-    for (size_t i = 0; i < s.max_segments; i++) {
+    for (size_t i = 0; i < s.max_segments + s.lend_segments; i++) {
         if (s.segments[i].data)
             continue;
         pg_ds_recv_open(s.ep, &s.segments[i], pg_ds_segment_bytes());
@@ -408,11 +417,11 @@ static void segment_used_up(void *context)
     pg_ds_recv_repost(s.ep, context);
 }
 
-/* Room for `bytes` more of grants, growing the pool if it must and may. */
-static int pool_fits(size_t bytes)
+/* Room for `bytes` more of grants, growing the pool up to `most` segments if it must. */
+static int pool_fits(size_t bytes, size_t most)
 {
     while (s.granted + bytes > pg_ds_pool_capacity(s.segments_in_use)) {
-        if (s.segments_in_use == s.max_segments)
+        if (s.segments_in_use >= most)
             return 0;
         add_segment();
     }
@@ -470,10 +479,13 @@ static void reclaim_for_waiters(void)
     }
 }
 
-/* Grants to the waiters in the order they asked, while the pool has room. */
-static void serve_waiters(void)
+/* Grants to the waiters in the order they asked, while the pool has room; with `lend`, to
+ * those that waited longer than PATIENCE_US from segments beyond it. */
+static void grant_waiters(int lend)
 {
-    while (s.waiters_head != NO_PE && pool_fits(s.min_grant)) {
+    size_t most = s.max_segments + (lend ? s.lend_segments : 0);
+    while (s.waiters_head != NO_PE && pool_fits(s.min_grant, most) &&
+           (!lend || now_us() - s.sources[s.waiters_head]->waiting_since > PATIENCE_US)) {
         uint32_t pe = s.waiters_head;
         struct ds_source *src = s.sources[pe];
         s.waiters_head = src->next_waiter;
@@ -483,8 +495,15 @@ static void serve_waiters(void)
         src->waiting = 0;
         s.waiters--;
         give(pe, s.min_grant);
+        if (lend)
+            __atomic_fetch_add(&s.stats.lent, 1, __ATOMIC_RELAXED);
     }
     reclaim_for_waiters();
+}
+
+static void serve_waiters(void)
+{
+    grant_waiters(0);
 }
 
 /* A HELLO that asks for a grant: a first one, or queued behind earlier askers. */
@@ -498,6 +517,7 @@ static void ask_grant(uint32_t pe)
     if (src->waiting)
         return;
     src->waiting = 1;
+    src->waiting_since = now_us();
     s.waiters++;
     if (s.waiters_tail != NO_PE)
         s.sources[s.waiters_tail]->next_waiter = pe;
@@ -515,7 +535,7 @@ static void enlarge(uint32_t pe)
     if (!src->grant || src->reclaiming || src->grant >= s.full_grant || s.waiters)
         return;
     size_t more = s.full_grant - src->grant < src->grant ? s.full_grant - src->grant : src->grant;
-    if (!pool_fits(more))
+    if (!pool_fits(more, s.max_segments))
         return;
     src->grant += (uint32_t)more;
     s.granted += more;
@@ -686,12 +706,14 @@ static void *server_main(void *arg)
             sched_yield();
             continue;
         }
-        if (n == 0)
-            n = collect(1000);
+        if (n == 0) /* with waiters, awake to lend to those kept waiting too long */
+            n = collect(s.waiters ? 10 : 1000);
         if (n > 0) {
             serve_arrivals();
             last = now_us();
         }
+        if (s.waiters)
+            grant_waiters(1);
     }
 #ifdef PG_TSAN
     __tsan_ignore_thread_end();
@@ -775,13 +797,14 @@ void pg_ds_server_open(void)
     pool_open(&s.headers, REPLY_BUFFERS, 0);
     register_segments();
     s.max_segments = pg_ds_pool_max_segments();
+    s.lend_segments = lend_segments(s.max_segments);
     s.min_grant = pg_ds_min_grant();
     s.full_grant = pg_ds_full_grant();
-    s.segments = calloc(s.max_segments, sizeof *s.segments);
+    s.segments = calloc(s.max_segments + s.lend_segments, sizeof *s.segments);
     s.sources = calloc((size_t)pg_world.npes, sizeof *s.sources);
     if (!s.segments || !s.sources)
         pg_fatal("shmem_init", "out of memory for the data server's tables");
-    account(PART_TABLES, (long long)(s.max_segments * sizeof *s.segments +
+    account(PART_TABLES, (long long)((s.max_segments + s.lend_segments) * sizeof *s.segments +
                                      (size_t)pg_world.npes * sizeof *s.sources));
     s.owing = s.lru_head = s.lru_tail = s.waiters_head = s.waiters_tail = NO_PE;
     add_segment();
@@ -828,7 +851,7 @@ void pg_ds_server_stop(void)
     for (size_t i = 0; i < s.registrations; i++)
         pg_net_mr_close(s.segment_mr[i]);
     free(s.segment_mr);
-    for (size_t i = 0; i < s.max_segments; i++)
+    for (size_t i = 0; i < s.max_segments + s.lend_segments; i++)
         if (s.segments[i].data)
             pg_ds_recv_close(&s.segments[i]);
     free(s.segments);
@@ -871,7 +894,8 @@ struct pg_ds_server_bytes pg_ds_server_model(const struct pg_ds_server_counts *n
             reply_pool_bytes(REPLY_BUFFERS, 0) +
             (n->pack_buffers ? reply_pool_bytes((int)n->pack_buffers, pg_ds_chunk_bytes()) : 0),
         .tables = n->registrations * sizeof(struct pg_net_mr *) +
-                  pg_ds_pool_max_segments() * sizeof(struct pg_ds_recv_buffer) +
+                  (pg_ds_pool_max_segments() + lend_segments(pg_ds_pool_max_segments())) *
+                      sizeof(struct pg_ds_recv_buffer) +
                   n->npes * sizeof(struct ds_source *),
         .sources = n->sources * sizeof(struct ds_source),
         .arrivals = n->arrivals * sizeof(struct pg_net_event),
@@ -885,7 +909,8 @@ struct pg_ds_server_stats pg_ds_server_stats(void)
     return (struct pg_ds_server_stats){
         .grants = __atomic_load_n(&s.stats.grants, __ATOMIC_RELAXED),
         .enlargements = __atomic_load_n(&s.stats.enlargements, __ATOMIC_RELAXED),
-        .reclaims = __atomic_load_n(&s.stats.reclaims, __ATOMIC_RELAXED)};
+        .reclaims = __atomic_load_n(&s.stats.reclaims, __ATOMIC_RELAXED),
+        .lent = __atomic_load_n(&s.stats.lent, __ATOMIC_RELAXED)};
 }
 
 struct pg_ds_server_counts pg_ds_server_worst(size_t npes, size_t local_size)

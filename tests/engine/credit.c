@@ -2,7 +2,10 @@
  *  - ring: every PE sends only to its right neighbour, so a server hands grants to the few PEs
  *    that send to it, and its pool stays as small as they need;
  *  - alltoall: every PE sends to every other, with PANGEA_SERVER_POOL (set in the list) too
- *    small for every source's grant at once, so servers ask grants back and give them again.
+ *    small for every source's grant at once, so servers ask grants back and give them again;
+ *  - silent: the PEs of other nodes put to PE 0 and then block in MPI_Barrier holding their
+ *    grants, all but the last, which puts only once they are there: PE 0's server must lend it
+ *    a grant beyond its pool (the holders never answer), or the job hangs.
  * Every round puts a block large enough to need a grant (and to enlarge it), a small put and
  * AMOs to each target; every byte of each block, the bytes around it and every AMO count are
  * checked. Across nodes the memory the server and the client allocated must equal what the
@@ -12,6 +15,7 @@
 #include "pipeline/pipeline.h"
 #include "startup/startup.h"
 
+#include <mpi.h>
 #include <shmem.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +32,50 @@ static unsigned char pattern(int source, int round, size_t i)
 static int sends_to(int ring, int me, int target, int npes)
 {
     return target != me && (!ring || target == (me + 1) % npes);
+}
+
+/* The silent pattern; checks the blocks at PE 0. */
+static void silent(unsigned char *in, size_t stride, unsigned char *out)
+{
+    int me = shmem_my_pe(), npes = shmem_n_pes(), last = npes - 1;
+    int remote = pg_world.node_of[me] != pg_world.node_of[0];
+    for (size_t i = 0; i < BLOCK; i++)
+        out[i] = pattern(me, 0, i);
+    if (remote && me != last) {
+        shmem_putmem(in + (size_t)me * stride, out, BLOCK, 0);
+        shmem_quiet();
+        MPI_Send(&me, 1, MPI_INT, last, 0, MPI_COMM_WORLD);
+    }
+    if (remote && me == last) {
+        for (int pe = 0; pe < last; pe++) {
+            int who;
+            if (pg_world.node_of[pe] != pg_world.node_of[0])
+                MPI_Recv(&who, 1, MPI_INT, pe, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        shmem_putmem(in + (size_t)me * stride, out, BLOCK, 0);
+        shmem_quiet();
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    shmem_barrier_all();
+    if (me == 0)
+        for (int s = 0; s < npes; s++) {
+            if (pg_world.node_of[s] == pg_world.node_of[0])
+                continue;
+            size_t bad = 0;
+            for (size_t i = 0; i < BLOCK; i++)
+                bad += in[(size_t)s * stride + i] != pattern(s, 0, i);
+            CHECK(bad == 0, "%zu wrong bytes in the block from PE %d", bad, s);
+        }
+    if (me != 0 || pg_world.nnodes == 1)
+        return;
+    size_t holders = (size_t)(npes - pg_world.local_size - 1);
+    struct pg_ds_server_stats st = pg_ds_server_stats();
+    if (holders * pg_ds_min_grant() + pg_ds_min_grant() >
+        pg_ds_pool_capacity(pg_ds_pool_max_segments()))
+        CHECK(st.lent > 0, "%zu silent holders, room for %zu bytes of grants, nothing lent",
+              holders, pg_ds_pool_capacity(pg_ds_pool_max_segments()));
+    printf("PE 0 server: grants %llu, reclaimed %llu, lent %llu\n", (unsigned long long)st.grants,
+           (unsigned long long)st.reclaims, (unsigned long long)st.lent);
 }
 
 static int ceil_log2(int n)
@@ -82,6 +130,7 @@ int main(void)
     shmem_init();
     const char *env = getenv("TEST_PATTERN");
     int ring = env && strcmp(env, "ring") == 0;
+    int quiet_holders = env && strcmp(env, "silent") == 0;
     int me = shmem_my_pe(), npes = shmem_n_pes();
     /* [source][BLOCK] with a guard of 64 bytes after each block */
     size_t stride = BLOCK + 64;
@@ -98,7 +147,7 @@ int main(void)
     int senders = 0;
     for (int s = 0; s < npes; s++)
         senders += sends_to(ring, s, me, npes);
-    for (int round = 0; round < ROUNDS; round++) {
+    for (int round = 0; round < ROUNDS && !quiet_holders; round++) {
         for (size_t i = 0; i < BLOCK; i++)
             out[i] = pattern(me, round, i);
         for (int k = 1; k < npes; k++) {
@@ -133,7 +182,9 @@ int main(void)
                       "round %d: fetch-add on PE %d returned %ld", round, t, fetched[t]);
         shmem_barrier_all();
     }
-    if (pg_world.nnodes > 1)
+    if (quiet_holders)
+        silent(in, stride, out);
+    else if (pg_world.nnodes > 1)
         check_model(ring);
     free(out);
     free(fetched);
