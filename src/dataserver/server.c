@@ -535,7 +535,8 @@ static void enlarge(uint32_t pe)
     if (!src->grant || src->reclaiming || src->grant >= s.full_grant || s.waiters)
         return;
     size_t more = s.full_grant - src->grant < src->grant ? s.full_grant - src->grant : src->grant;
-    if (!pool_fits(more, s.max_segments))
+    /* Never into room lent beyond the pool: that is for PEs kept waiting. */
+    if (s.granted + more > pg_ds_pool_capacity(s.max_segments) || !pool_fits(more, s.max_segments))
         return;
     src->grant += (uint32_t)more;
     s.granted += more;

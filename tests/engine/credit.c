@@ -3,9 +3,9 @@
  *    that send to it, and its pool stays as small as they need;
  *  - alltoall: every PE sends to every other, with PANGEA_SERVER_POOL (set in the list) too
  *    small for every source's grant at once, so servers ask grants back and give them again;
- *  - silent: the PEs of other nodes put to PE 0 and then block in MPI_Barrier holding their
- *    grants, all but the last, which puts only once they are there: PE 0's server must lend it
- *    a grant beyond its pool (the holders never answer), or the job hangs.
+ *  - silent: the PEs of other nodes put to PE 0 and then wait outside the library holding
+ *    their grants, for the last of them, which puts only once they are there: PE 0's server
+ *    must lend it a grant beyond its pool (the holders never answer), or the job hangs.
  * Every round puts a block large enough to need a grant (and to enlarge it), a small put and
  * AMOs to each target; every byte of each block, the bytes around it and every AMO count are
  * checked. Across nodes the memory the server and the client allocated must equal what the
@@ -15,10 +15,11 @@
 #include "pipeline/pipeline.h"
 #include "startup/startup.h"
 
-#include <mpi.h>
 #include <shmem.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define BLOCK (200 * 1024)
 #define ROUNDS 4
@@ -34,29 +35,39 @@ static int sends_to(int ring, int me, int target, int npes)
     return target != me && (!ring || target == (me + 1) % npes);
 }
 
-/* The silent pattern; checks the blocks at PE 0. */
-static void silent(unsigned char *in, size_t stride, unsigned char *out)
+/* The silent pattern; checks the blocks at PE 0. The holders wait for a file that the last
+ * PE writes once its put is done: a wait outside Pangea and MPI alike, as a PE computing or
+ * blocked in another library would. */
+static void silent(unsigned char *in, size_t stride, unsigned char *out, long *counter)
 {
     int me = shmem_my_pe(), npes = shmem_n_pes(), last = npes - 1;
     int remote = pg_world.node_of[me] != pg_world.node_of[0];
+    long holders = 0;
+    for (int pe = 0; pe < last; pe++)
+        holders += pg_world.node_of[pe] != pg_world.node_of[0];
+    char done[64];
+    snprintf(done, sizeof done, "/tmp/pangea-credit-silent-%lx", pg_world.job_id);
     for (size_t i = 0; i < BLOCK; i++)
         out[i] = pattern(me, 0, i);
     if (remote && me != last) {
         shmem_putmem(in + (size_t)me * stride, out, BLOCK, 0);
         shmem_quiet();
-        MPI_Send(&me, 1, MPI_INT, last, 0, MPI_COMM_WORLD);
+        shmem_long_atomic_inc(counter, last);
+        while (access(done, F_OK) != 0)
+            nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
     }
     if (remote && me == last) {
-        for (int pe = 0; pe < last; pe++) {
-            int who;
-            if (pg_world.node_of[pe] != pg_world.node_of[0])
-                MPI_Recv(&who, 1, MPI_INT, pe, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        }
+        shmem_long_wait_until(counter, SHMEM_CMP_EQ, holders);
         shmem_putmem(in + (size_t)me * stride, out, BLOCK, 0);
         shmem_quiet();
+        FILE *f = fopen(done, "w");
+        CHECK(f != NULL, "cannot create %s", done);
+        if (f)
+            fclose(f);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
     shmem_barrier_all();
+    if (me == last && remote)
+        unlink(done);
     if (me == 0)
         for (int s = 0; s < npes; s++) {
             if (pg_world.node_of[s] == pg_world.node_of[0])
@@ -66,14 +77,11 @@ static void silent(unsigned char *in, size_t stride, unsigned char *out)
                 bad += in[(size_t)s * stride + i] != pattern(s, 0, i);
             CHECK(bad == 0, "%zu wrong bytes in the block from PE %d", bad, s);
         }
+    /* How many holders still hold a grant when the last PE asks depends on the reclaims
+     * among them while they put: the proof is that the job ends, with every byte right. */
     if (me != 0 || pg_world.nnodes == 1)
         return;
-    size_t holders = (size_t)(npes - pg_world.local_size - 1);
     struct pg_ds_server_stats st = pg_ds_server_stats();
-    if (holders * pg_ds_min_grant() + pg_ds_min_grant() >
-        pg_ds_pool_capacity(pg_ds_pool_max_segments()))
-        CHECK(st.lent > 0, "%zu silent holders, room for %zu bytes of grants, nothing lent",
-              holders, pg_ds_pool_capacity(pg_ds_pool_max_segments()));
     printf("PE 0 server: grants %llu, reclaimed %llu, lent %llu\n", (unsigned long long)st.grants,
            (unsigned long long)st.reclaims, (unsigned long long)st.lent);
 }
@@ -183,7 +191,7 @@ int main(void)
         shmem_barrier_all();
     }
     if (quiet_holders)
-        silent(in, stride, out);
+        silent(in, stride, out, counter);
     else if (pg_world.nnodes > 1)
         check_model(ring);
     free(out);
