@@ -228,8 +228,12 @@ int pg_memory_init(size_t heap_size)
         if (!heap->base)
             status = -1;
     }
-    if (status == 0 && pg_cfg.static_map && remap_static_data(&fds[PG_SEG_DATA]) != 0)
-        status = -1;
+    pg_phase_end(PG_PHASE_HEAP_SEGMENT);
+    if (status == 0 && pg_cfg.static_map) {
+        if (remap_static_data(&fds[PG_SEG_DATA]) != 0)
+            status = -1;
+        pg_phase_end(PG_PHASE_STATIC_DATA);
+    }
 
     /* Every PE of the node has created its objects; map the peers', then unlink ours. */
     status = node_agree(status);
@@ -245,6 +249,7 @@ int pg_memory_init(size_t heap_size)
             close(fds[seg]);
         }
     }
+    pg_phase_end(PG_PHASE_PEER_MAPPING);
     if (status != 0)
         return -1;
     struct segment_span mine[PG_SEG_COUNT];
@@ -254,6 +259,7 @@ int pg_memory_init(size_t heap_size)
     if (!spans)
         return -1;
     pg_boot_allgather(mine, spans, sizeof mine);
+    pg_phase_end(PG_PHASE_BASE_EXCHANGE);
     internal_used = 0;
     pg_heap_setup(heap->base, user);
     return 0;

@@ -57,10 +57,12 @@ static void open_endpoints(void)
         pg_fatal("shmem_init", "PANGEA_PIPELINE_BUFFERS must be at least 1 and "
                                "PANGEA_PIPELINE_BUFFER_SIZE at least 64 bytes");
     pipe_client_open();
+    pg_phase_end(PG_PHASE_NET_OPEN);
     int leader = pg_world.local_rank == 0;
     if (leader) {
         pg_ds_server_open(pipe_client_credit_bytes());
         publish_regions();
+        pg_phase_end(PG_PHASE_SERVER_OPEN);
     }
     pg_boot_node_barrier();
     struct names mine;
@@ -82,11 +84,15 @@ static void open_endpoints(void)
         for (int seg = 0; seg < PG_SEG_COUNT; seg++)
             pipe_client_set_region(pe, seg, &all[pe].regions[seg]);
     }
-    if (leader)
+    pg_phase_end(PG_PHASE_ADDRESS_EXCHANGE);
+    if (leader) {
         pg_ds_server_start(all[0].client, sizeof *all);
+        pg_phase_end(PG_PHASE_SERVER_START);
+    }
     free(all);
     network_up = 1;
     pg_boot_barrier(); /* every server is listening before anyone sends */
+    pg_phase_end(PG_PHASE_NET_BARRIER);
 }
 
 /* Every PE has quieted and passed a barrier: no request is in flight anywhere. */

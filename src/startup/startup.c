@@ -67,6 +67,7 @@ int pg_startup_init(void)
             atexit(finalize_mpi_at_exit);
             mpi_finalize_registered = 1;
         }
+        pg_phase_end(PG_PHASE_MPI_INIT);
     }
     check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &world_comm), "MPI_Comm_dup");
     MPI_Comm_rank(world_comm, &pg_world.me);
@@ -110,6 +111,7 @@ int pg_startup_init(void)
                  ((unsigned long)clock() << 40);
     MPI_Bcast(&job_id, 1, MPI_UNSIGNED_LONG, 0, world_comm);
     pg_world.job_id = job_id;
+    pg_phase_end(PG_PHASE_NODE_DISCOVERY);
     return 0;
 }
 
@@ -138,6 +140,32 @@ void pg_boot_node_allgather(const void *mine, void *all, size_t len)
 {
     check_mpi(MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, node_comm),
               "MPI_Allgather");
+}
+
+static void combine_stats(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const struct pg_boot_stat *a = in;
+    struct pg_boot_stat *b = inout;
+    for (int i = 0; i < *len; i++) {
+        b[i].min = a[i].min < b[i].min ? a[i].min : b[i].min;
+        b[i].max = a[i].max > b[i].max ? a[i].max : b[i].max;
+        b[i].sum += a[i].sum;
+        b[i].count += a[i].count;
+    }
+}
+
+void pg_boot_reduce_stats(struct pg_boot_stat *stat, int n)
+{
+    MPI_Datatype type;
+    MPI_Op op;
+    MPI_Type_contiguous(sizeof *stat / sizeof(double), MPI_DOUBLE, &type);
+    MPI_Type_commit(&type);
+    MPI_Op_create(combine_stats, 1, &op);
+    int rc = MPI_Reduce(pg_world.me == 0 ? MPI_IN_PLACE : stat, stat, n, type, op, 0, world_comm);
+    MPI_Op_free(&op);
+    MPI_Type_free(&type);
+    check_mpi(rc, "MPI_Reduce");
 }
 
 void pg_boot_barrier(void)

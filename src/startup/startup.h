@@ -30,6 +30,14 @@ void pg_startup_fini(void);
 void pg_boot_allgather(const void *mine, void *all, size_t len);
 void pg_boot_node_allgather(const void *mine, void *all, size_t len);
 void pg_boot_barrier(void);
+/* Statistics of one value over the PEs. A PE without a value for an entry gives
+ * {INFINITY, -INFINITY, 0, 0}, otherwise {v, v, v, 1}. */
+struct pg_boot_stat {
+    double min, max, sum, count;
+};
+/* Combines stat[0..n) of every PE (min, max, sums) into PE 0's array in one reduction; the
+ * other PEs' arrays are left as they were. Collective over the world. */
+void pg_boot_reduce_stats(struct pg_boot_stat *stat, int n);
 void pg_boot_node_barrier(void);
 /* A world barrier over MPI if MPI is still up (0), else -1 and nothing done. */
 int pg_boot_barrier_if_available(void);
