@@ -15,7 +15,7 @@ struct pg_world {
     int *node_of;         /* [npes] node index of each PE */
     int *local_of;        /* [npes] local rank of each PE on its node */
     int *local_pes;       /* [local_size] world PE of each local rank of my node */
-    unsigned long job_id; /* same on every PE of the job, distinct between concurrent jobs */
+    unsigned long job_id; /* same on every PE of my node, distinct from other jobs there */
 };
 
 extern struct pg_world pg_world;
