@@ -32,6 +32,8 @@ int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
     pg_ctx_init(&pg_armci_ctx, &armci_team, 0);
     pg_mpi_interop_init();
     pg_phase_end(PG_PHASE_ARMCI_GROUPS);
+    pg_mem_exchange_bases(); /* ARMCI names remote memory by each process's own addresses */
+    pg_phase_end(PG_PHASE_BASE_EXCHANGE);
     pg_armci_memory_init();
     pg_phase_end(PG_PHASE_ARMCI_MEMORY);
     pg_sync_all(); /* every process's counters are cleared before anybody uses them */

@@ -158,12 +158,12 @@ static inline void pg_wait_step(struct pg_waiter *w)
 /* Startup phases, in the order an init runs them: X(id, name). tunables: environment and
  * tuning file; mpi init: only when the program has not; node discovery: communicators, node
  * tables, job id; heap segment: create and map my heap; static data: move .data/.bss onto a
- * shared object; peer mapping: map the node's segments, unlink mine; base exchange: every
- * PE's segment addresses. With several nodes: network open (provider, my endpoint), server
- * open and server start (host PEs only), address exchange (endpoint names, connections),
- * network barrier (every server listens). first barrier: the init's barrier over the signal
- * channels; teams: shmem_init's predefined teams; armci groups: ARMCI_Init's world group and
- * node communicators; armci memory: its group region and notify counters. */
+ * shared object; peer mapping: map the node's segments, unlink mine. With several nodes:
+ * network open (provider, my endpoint), server open and server start (host PEs only), address
+ * exchange (endpoint names, connections), network barrier (every server listens). first
+ * barrier: the init's barrier over the signal channels; teams: shmem_init's predefined teams;
+ * armci groups: ARMCI_Init's world group and node communicators; base exchange: every PE's
+ * segment addresses, for ARMCI; armci memory: its group region and notify counters. */
 #define PG_PHASES(X)                        \
     X(TUNABLES, "tunables")                 \
     X(MPI_INIT, "mpi init")                 \
@@ -171,7 +171,6 @@ static inline void pg_wait_step(struct pg_waiter *w)
     X(HEAP_SEGMENT, "heap segment")         \
     X(STATIC_DATA, "static data")           \
     X(PEER_MAPPING, "peer mapping")         \
-    X(BASE_EXCHANGE, "base exchange")       \
     X(ACC_LOCKS, "accumulate locks")        \
     X(NET_OPEN, "network open")             \
     X(SERVER_OPEN, "server open")           \
@@ -182,6 +181,7 @@ static inline void pg_wait_step(struct pg_waiter *w)
     X(FIRST_BARRIER, "first barrier")       \
     X(TEAMS, "teams")                       \
     X(ARMCI_GROUPS, "armci groups")         \
+    X(BASE_EXCHANGE, "base exchange")       \
     X(ARMCI_MEMORY, "armci memory")         \
     X(ARMCI_BARRIER, "armci barrier")
 

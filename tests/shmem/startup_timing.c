@@ -38,11 +38,12 @@ struct report {
 };
 
 static const char *const runtime_phases[] = {
-    "tunables",     "mpi init",      "node discovery",   "heap segment",     "static data",
-    "peer mapping", "base exchange", "accumulate locks", "collectives init", "first barrier"};
+    "tunables",     "mpi init",         "node discovery",   "heap segment", "static data",
+    "peer mapping", "accumulate locks", "collectives init", "first barrier"};
 static const char *const network_phases[] = {"network open", "server open", "address exchange",
                                              "server start", "network barrier"};
-static const char *const armci_phases[] = {"armci groups", "armci memory", "armci barrier"};
+static const char *const armci_phases[] = {"armci groups", "base exchange", "armci memory",
+                                           "armci barrier"};
 
 static int env_is_one(const char *name)
 {
