@@ -1,10 +1,12 @@
 #!/bin/bash
 # startup-bench.sh: shmem_init time and peak memory per PE, Pangea beside Open MPI's OSHMEM.
 #
-#   perf/startup-bench.sh [-b BUILD] [-r ROUNDS] [-n "PES..."] [-N "NODES..."] [-p "PPN..."]
-#                         [-P] [-t]
+#   perf/startup-bench.sh [-b BUILD] [-a BUILD] [-r ROUNDS] [-n "PES..."] [-N "NODES..."]
+#                         [-p "PPN..."] [-P] [-t]
 #
 #   -b BUILD   build directory (default build; make all bench first)
+#   -a BUILD   also run Pangea from this build ("before": another commit built with
+#              make BUILD=... all bench), in the same rotation, for before/after figures
 #   -r ROUNDS  runs per configuration and library, alternating the libraries (default 3); the
 #              table gives the median of the rounds
 #   -n LIST    PE counts on this node (default "2 4 8 16 32"; "" for none)
@@ -28,6 +30,7 @@ set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$HERE")
 BUILD=build
+BASE=
 ROUNDS=3
 ONE_NODE="2 4 8 16 32"
 NODES="2 4 8 16"
@@ -35,12 +38,13 @@ PPN="1 2"
 OSHMEM=1
 PHASES=0
 usage() {
-    sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
-while getopts ":b:r:n:N:p:Pth" opt; do
+while getopts ":b:a:r:n:N:p:Pth" opt; do
     case $opt in
     b) BUILD=$OPTARG ;;
+    a) BASE=$OPTARG ;;
     r) ROUNDS=$OPTARG ;;
     n) ONE_NODE=$OPTARG ;;
     N) NODES=$OPTARG ;;
@@ -52,9 +56,11 @@ while getopts ":b:r:n:N:p:Pth" opt; do
 done
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || usage
 cd "$ROOT" || exit 1
-PANGEA_PROG=$BUILD/perf/startup_bench
 OSHMEM_PROG=$BUILD/perf/startup_bench_oshmem
-[[ -x $PANGEA_PROG ]] || { echo "startup-bench.sh: $PANGEA_PROG missing: make all bench" >&2; exit 2; }
+for build in "$BUILD" $BASE; do
+    [[ -x $build/perf/startup_bench ]] ||
+        { echo "startup-bench.sh: $build/perf/startup_bench missing: make all bench" >&2; exit 2; }
+done
 if ((OSHMEM)) && [[ ! -x $OSHMEM_PROG ]]; then
     echo "startup-bench.sh: $OSHMEM_PROG missing: install openmpi-bin libopenmpi-dev (see" \
         "perf/README.md) and make bench, or run with -P" >&2
@@ -67,24 +73,29 @@ fi
 LIMIT=${STARTUP_BENCH_TIMEOUT:-300} # seconds per run
 export OMPI_MCA_hwloc_base_binding_policy=none # Open MPI binds by default; hydra does not
 
+# The rotation: pangea (BUILD), base (-a), oshmem; with -t the Pangea builds again as phases
+# and basephases, under PANGEA_STARTUP_TIMING=1.
 LIBS=(pangea)
+[[ -n $BASE ]] && LIBS+=(base)
 ((OSHMEM)) && LIBS+=(oshmem)
 ((PHASES)) && LIBS+=(phases)
+((PHASES)) && [[ -n $BASE ]] && LIBS+=(basephases)
 LOG=$(mktemp /tmp/startup-bench.XXXXXX)
 trap 'rm -f "$LOG" "$LOG".*' EXIT
 
 # run LIB NODES PPN: one job; its summary line (and, for phases, its phase lines) to stdout.
 run() {
-    local lib=$1 nodes=$2 ppn=$3 np=$(($2 * $3)) cmd env=()
-    local prog=$PANGEA_PROG
+    local lib=$1 nodes=$2 ppn=$3 np=$(($2 * $3)) cmd env=() build=$BUILD
+    [[ $lib == base* ]] && build=$BASE
+    local prog=$build/perf/startup_bench
     [[ $lib == oshmem ]] && prog=$OSHMEM_PROG
-    [[ $lib == phases ]] && env=(PANGEA_STARTUP_TIMING=1)
+    [[ $lib == *phases ]] && env=(PANGEA_STARTUP_TIMING=1)
     if ((nodes == 0)); then
         np=$ppn
         if [[ $lib == oshmem ]]; then
             cmd=(oshrun --allow-run-as-root --mca osc ^rdma --oversubscribe -np "$np" "$prog")
         else
-            cmd=("$BUILD/bin/oshrun" -np "$np" "$prog")
+            cmd=("$build/bin/oshrun" -np "$np" "$prog")
         fi
     else
         cmd=(env NETNS_TIMEOUT=$((LIMIT - 5)) tests/netns/netns-run.sh)
@@ -98,7 +109,7 @@ run() {
         return
     fi
     grep '^startup_bench: ' "$LOG.out" | sed "s/^startup_bench: /startup_bench: lib=$lib /"
-    [[ $lib == phases ]] && grep '^pangea: startup: ' "$LOG.err" | grep -v ' phase$'
+    [[ $lib == *phases ]] && grep '^pangea: startup: ' "$LOG.err" | grep -v ' phase$'
 }
 
 # field KEY LINE: the value of KEY=... in a summary line
@@ -136,29 +147,33 @@ pes() { (($1 == 0)) && echo "$2" || echo $(($1 * $2)); }
 
 echo
 echo "shmem_init: init ms = max over the PEs (mean), median of $ROUNDS rounds; peak memory (VmHWM) in MiB"
-for lib in pangea oshmem; do
-    [[ $lib == oshmem ]] && ((!OSHMEM)) && continue
-    name=Pangea
-    [[ $lib == oshmem ]] && name="Open MPI OSHMEM"
+for lib in pangea base oshmem; do
+    [[ " ${LIBS[*]} " == *" $lib "* ]] || continue
+    case $lib in
+    pangea) name="Pangea ($BUILD)" ;;
+    base) name="Pangea ($BASE)" ;;
+    oshmem) name="Open MPI OSHMEM" ;;
+    esac
     echo
     echo "$name"
-    printf '%-8s %4s | %9s %9s | %7s %8s %8s | %7s\n' where PEs "init ms" "(mean)" "hwm max" \
+    printf '%-8s %4s | %9s %11s | %7s %8s %8s | %7s\n' where PEs "init ms" "(mean)" "hwm max" \
         "host PE" "others" "srv KiB"
     for cfg in "${CONFIGS[@]}"; do
         read -r nodes ppn <<<"$cfg"
         c="$nodes $ppn"
-        printf '%-8s %4s | %9s %9s | %7s %8s %8s | %7s\n' "$(where $nodes $ppn)" \
+        printf '%-8s %4s | %9s %11s | %7s %8s %8s | %7s\n' "$(where $nodes $ppn)" \
             "$(pes $nodes $ppn)" "$(cell "$c" $lib init_ms_max)" "($(cell "$c" $lib init_ms_mean))" \
             "$(mib "$(cell "$c" $lib hwm_kb_max)")" "$(mib "$(cell "$c" $lib host_hwm_kb_max)")" \
             "$(mib "$(cell "$c" $lib other_hwm_kb_max)")" "$(cell "$c" $lib server_kb)"
     done
 done
 
-if ((PHASES)); then
+# phase_table LIB TITLE: each phase's max over the PEs, median of the rounds, per configuration
+phase_table() {
     echo
-    echo "Pangea, PANGEA_STARTUP_TIMING=1: each phase's max over the PEs in ms, median of $ROUNDS rounds"
+    echo "$2"
     # Phase names in the library's order: that of the run reporting the most phases first.
-    names=$(grep ' phases pangea: startup: ' "$LOG" |
+    names=$(grep " $1 pangea: startup: " "$LOG" |
         awk '{run = $1 " " $2 " " $3; name = $11; for (i = 12; i <= NF; i++) name = name " " $i
               n[run]++; list[run] = list[run] name "\n"}
              END {for (r in n) if (n[r] > best) {best = n[r]; longest = r}
@@ -173,9 +188,14 @@ if ((PHASES)); then
     while IFS= read -r phase; do
         printf '%-18s' "$phase"
         for cfg in "${CONFIGS[@]}"; do
-            printf ' %8s' "$(grep "^$cfg [0-9]* phases pangea: startup: .*  $phase\$" "$LOG" |
+            printf ' %8s' "$(grep "^$cfg [0-9]* $1 pangea: startup: .*  $phase\$" "$LOG" |
                 awk '{print $9}' | median)"
         done
         echo
     done <<<"$names"
+}
+
+if ((PHASES)); then
+    phase_table phases "Pangea ($BUILD), PANGEA_STARTUP_TIMING=1: each phase's max over the PEs in ms, median of $ROUNDS rounds"
+    [[ -n $BASE ]] && phase_table basephases "Pangea ($BASE), the same"
 fi
