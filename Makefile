@@ -139,9 +139,13 @@ $(BUILD)/examples/%: examples/%.c $(SHLIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LIBS)
 
-# armci_bench is built a second time against Debian's ARMCI-MPI when it is installed.
+# armci_bench is built a second time against Debian's ARMCI-MPI when it is installed, and
+# startup_bench against Open MPI's OSHMEM when its oshcc (Debian's openmpi-bin and
+# libopenmpi-dev) is there: perf/startup-bench.sh runs both.
 ARMCI_MPI_BENCH := $(if $(DEBIAN_ARMCI_H),$(BUILD)/perf/armci_bench_armci_mpi)
-bench: $(BENCHES) $(ARMCI_MPI_BENCH)
+OSHMEM_CC       := $(if $(wildcard /usr/lib/x86_64-linux-gnu/openmpi/include/shmem.h),/usr/bin/oshcc)
+OSHMEM_BENCH    := $(if $(OSHMEM_CC),$(BUILD)/perf/startup_bench_oshmem)
+bench: $(BENCHES) $(ARMCI_MPI_BENCH) $(OSHMEM_BENCH)
 $(BUILD)/perf/%: perf/%.c $(SHLIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -O3 $< -o $@ $(PROG_LIBS)
@@ -149,6 +153,10 @@ $(BUILD)/perf/%: perf/%.c $(SHLIB)
 $(BUILD)/perf/armci_bench_armci_mpi: perf/armci_bench.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_STD) -O3 -g $(WARN) -pthread $(MPI_CFLAGS) $< -o $@ -larmci-mpich $(MPI_LIBS) -lm
+
+$(BUILD)/perf/startup_bench_oshmem: perf/startup_bench.c
+	@mkdir -p $(dir $@)
+	$(OSHMEM_CC) $(PROG_STD) -O2 -g $(WARN) $< -o $@
 
 # MPICH's UCX transport leaves allocations behind at exit that LeakSanitizer cannot attribute
 # (their modules are unloaded); address and undefined-behaviour errors are still reported.

@@ -19,6 +19,7 @@ int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
     if (armci_requested < MPI_THREAD_SINGLE || armci_requested > MPI_THREAD_MULTIPLE)
         pg_fatal(call, "argument 'armci_requested' = %d is not an MPI thread level",
                  armci_requested);
+    pg_phases_begin();
     if (pg_runtime_init(armci_requested, NULL) != 0)
         pg_fatal(call, "the runtime could not start (see the message above)");
     int result;
@@ -30,9 +31,15 @@ int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
         pg_fatal(call, "out of memory for the ARMCI process group");
     pg_ctx_init(&pg_armci_ctx, &armci_team, 0);
     pg_mpi_interop_init();
+    pg_phase_end(PG_PHASE_ARMCI_GROUPS);
+    pg_mem_exchange_bases(); /* ARMCI names remote memory by each process's own addresses */
+    pg_phase_end(PG_PHASE_BASE_EXCHANGE);
     pg_armci_memory_init();
+    pg_phase_end(PG_PHASE_ARMCI_MEMORY);
     pg_sync_all(); /* every process's counters are cleared before anybody uses them */
+    pg_phase_end(PG_PHASE_ARMCI_BARRIER);
     armci_up = 1;
+    pg_phases_report("ARMCI_Init");
     return 0;
 }
 PG_ARMCI_ALIAS(ARMCI_Init_thread_comm)

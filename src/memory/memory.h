@@ -56,10 +56,12 @@ static inline void *pg_mem_peer_ptr(const void *addr, int pe)
 }
 
 /* ARMCI names remote memory by the target's own addresses, and segment bases differ between
- * processes. Every PE's segment bases are exchanged at init; this returns my address of the
- * object at addr in pe's address space ([addr, addr+len) inside one of pe's segments), the
- * address the engine takes for pe, or NULL when the range is not pe's remotely accessible
- * memory. */
+ * processes. pg_mem_exchange_bases, collective over the world, gives every PE the others' bases
+ * (a table of npes entries; ARMCI_Init calls it, OpenSHMEM does not need it; once per runtime).
+ * pg_mem_from_peer then returns my address of the object at addr in pe's address space
+ * ([addr, addr+len) inside one of pe's segments), the address the engine takes for pe, or NULL
+ * when the range is not pe's remotely accessible memory (or the bases were not exchanged). */
+void pg_mem_exchange_bases(void);
 void *pg_mem_from_peer(int pe, const void *addr, size_t len);
 /* The other way: pe's address of the object at my symmetric address addr. */
 void *pg_mem_to_peer(int pe, const void *addr);
@@ -68,8 +70,9 @@ void *pg_mem_to_peer(int pe, const void *addr);
  * area of pg_mem_internal_size() bytes at the end of the heap segment. */
 void *pg_mem_internal_alloc(size_t size);
 size_t pg_mem_internal_size(void);
-/* Private memory of the per-PE tables (each segment's mapping of every PE, and every PE's
- * segment bounds for ARMCI's addresses) in a job of npes PEs (pangea-info --footprint). */
+/* Private memory of the per-PE tables (each segment's mapping of every PE, and, once ARMCI_Init
+ * ran, every PE's segment bounds for ARMCI's addresses) in a job of npes PEs (pangea-info
+ * --footprint). */
 size_t pg_mem_table_bytes(size_t npes);
 
 /* A first-fit allocator over [base, base+size), its block table outside the memory. The

@@ -136,33 +136,55 @@ static int node_agree(int status)
     return status;
 }
 
-static int map_peers(int seg)
+/* What a PE tells the others of its node before they map its segments. */
+struct node_entry {
+    size_t size[PG_SEG_COUNT];
+    int status;
+};
+
+/* One exchange over the node: every PE's segment sizes ([local rank]), and *status becomes 0
+ * only when every PE of the node reports 0, so that all take the same branch. */
+static struct node_entry *node_exchange(int *status)
+{
+    struct node_entry mine;
+    memset(&mine, 0, sizeof mine); /* padding too: it is sent */
+    for (int seg = 0; seg < PG_SEG_COUNT; seg++)
+        mine.size[seg] = pg_segments[seg].size;
+    mine.status = *status;
+    struct node_entry *all = malloc((size_t)pg_world.local_size * sizeof *all);
+    if (!all)
+        pg_fatal("shmem_init", "out of memory for the table of the node's %d segments",
+                 pg_world.local_size);
+    pg_boot_node_allgather(&mine, all, sizeof mine);
+    for (int l = 0; l < pg_world.local_size; l++)
+        *status |= all[l].status;
+    return all;
+}
+
+static int map_peers(int seg, const struct node_entry *node)
 {
     struct pg_segment *s = &pg_segments[seg];
     s->peer_base = calloc((size_t)pg_world.npes, sizeof(char *));
     if (!s->peer_base)
         return -1;
-    size_t *sizes = calloc((size_t)pg_world.local_size, sizeof(size_t));
-    if (!sizes)
-        return -1;
-    pg_boot_node_allgather(&s->size, sizes, sizeof(size_t));
     int status = 0;
     for (int l = 0; l < pg_world.local_size; l++) {
         int pe = pg_world.local_pes[l];
+        size_t size = node[l].size[seg];
         if (pe == pg_world.me) {
             s->peer_base[pe] = s->base;
             continue;
         }
-        if (sizes[l] == 0 && s->size == 0)
+        if (size == 0 && s->size == 0)
             continue; /* nobody has this segment (static data not mapped) */
-        if (sizes[l] != s->size) {
+        if (size != s->size) {
             /* Not the same executable (MPMD) or a different heap size: leave it unmapped. */
             if (seg == PG_SEG_DATA)
                 continue;
             fprintf(stderr,
                     "pangea: shmem_init: PE %d has a %s segment of %zu bytes, PE %d of "
                     "%zu: every PE must use the same SHMEM_SYMMETRIC_SIZE\n",
-                    pe, seg_names[seg], sizes[l], pg_world.me, s->size);
+                    pe, seg_names[seg], size, pg_world.me, s->size);
             status = -1;
             continue;
         }
@@ -182,7 +204,6 @@ static int map_peers(int seg)
         if (peer_fd >= 0)
             close(peer_fd);
     }
-    free(sizes);
     return status;
 }
 
@@ -228,14 +249,19 @@ int pg_memory_init(size_t heap_size)
         if (!heap->base)
             status = -1;
     }
-    if (status == 0 && pg_cfg.static_map && remap_static_data(&fds[PG_SEG_DATA]) != 0)
-        status = -1;
+    pg_phase_end(PG_PHASE_HEAP_SEGMENT);
+    if (status == 0 && pg_cfg.static_map) {
+        if (remap_static_data(&fds[PG_SEG_DATA]) != 0)
+            status = -1;
+        pg_phase_end(PG_PHASE_STATIC_DATA);
+    }
 
     /* Every PE of the node has created its objects; map the peers', then unlink ours. */
-    status = node_agree(status);
+    struct node_entry *node = node_exchange(&status);
     for (int seg = 0; seg < PG_SEG_COUNT && status == 0; seg++)
-        if (map_peers(seg) != 0)
+        if (map_peers(seg, node) != 0)
             status = -1;
+    free(node);
     status = node_agree(status);
     for (int seg = 0; seg < PG_SEG_COUNT; seg++) {
         if (fds[seg] >= 0) {
@@ -245,18 +271,25 @@ int pg_memory_init(size_t heap_size)
             close(fds[seg]);
         }
     }
+    pg_phase_end(PG_PHASE_PEER_MAPPING);
     if (status != 0)
         return -1;
-    struct segment_span mine[PG_SEG_COUNT];
-    for (int seg = 0; seg < PG_SEG_COUNT; seg++)
-        mine[seg] = (struct segment_span){pg_segments[seg].base, pg_segments[seg].size};
-    spans = calloc((size_t)pg_world.npes, sizeof mine);
-    if (!spans)
-        return -1;
-    pg_boot_allgather(mine, spans, sizeof mine);
     internal_used = 0;
     pg_heap_setup(heap->base, user);
     return 0;
+}
+
+void pg_mem_exchange_bases(void)
+{
+    if (spans)
+        return; /* done by an earlier ARMCI_Init of this runtime: the bases have not moved */
+    struct segment_span mine[PG_SEG_COUNT];
+    for (int seg = 0; seg < PG_SEG_COUNT; seg++)
+        mine[seg] = (struct segment_span){pg_segments[seg].base, pg_segments[seg].size};
+    spans = malloc((size_t)pg_world.npes * sizeof mine);
+    if (!spans)
+        pg_fatal("ARMCI_Init", "out of memory for the segment addresses of %d PEs", pg_world.npes);
+    pg_boot_allgather(mine, spans, sizeof mine);
 }
 
 void pg_memory_fini(void)

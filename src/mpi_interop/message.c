@@ -54,12 +54,54 @@ static MPI_Comm world_comm(void)
  * pg_mpi_interop_init (collectively) since the plain armci_msg_* forms use them most. */
 static MPI_Comm world_node_comm = MPI_COMM_NULL, world_masters_comm = MPI_COMM_NULL;
 
+/* The group ranks in a scope, in rank order: the members on my node (NODE), or the first
+ * member of every node (MASTERS). Computed locally: only the scope's processes call, so
+ * forming its communicator must not need the others (MPI_Comm_create_group). */
+static int scope_members(const char *call, int scope, const ARMCI_Group *group, int *ranks)
+{
+    char *seen = calloc((size_t)pg_world.nnodes, 1); /* by node: a member came before */
+    if (!seen)
+        pg_fatal(call, "out of memory");
+    int n = 0;
+    for (int r = 0; r < group->size; r++) {
+        int node = pg_world.node_of[group->grp_to_abs[r]], first = !seen[node];
+        seen[node] = 1;
+        if (scope == SCOPE_NODE ? node == pg_world.node : first)
+            ranks[n++] = r;
+    }
+    free(seen);
+    return n;
+}
+
+/* The communicator of ranks[0..n) of parent, formed among those processes only. */
+static MPI_Comm create_from_ranks(MPI_Comm parent, int n, const int *ranks, int tag)
+{
+    MPI_Group all, sub;
+    MPI_Comm comm;
+    MPI_Comm_group(parent, &all);
+    MPI_Group_incl(all, n, ranks, &sub);
+    MPI_Comm_create_group(parent, sub, tag, &comm);
+    MPI_Group_free(&sub);
+    MPI_Group_free(&all);
+    return comm;
+}
+
+/* Each communicator is formed among its own members, the node's processes and the masters:
+ * a split of the world would exchange every process's color with every process. */
 void pg_msg_scopes_init(void)
 {
-    MPI_Comm world = pg_armci_world_group.comm;
-    MPI_Comm_split(world, pg_world.node, pg_world.me, &world_node_comm);
-    MPI_Comm_split(world, pg_world.local_rank == 0 ? 0 : MPI_UNDEFINED, pg_world.me,
-                   &world_masters_comm);
+    ARMCI_Group *world = &pg_armci_world_group;
+    int *ranks = malloc((size_t)world->size * sizeof(int));
+    if (!ranks)
+        pg_fatal("ARMCI_Init", "out of memory for the scopes of %d processes", world->size);
+    int n = scope_members("ARMCI_Init", SCOPE_NODE, world, ranks);
+    world_node_comm = create_from_ranks(world->comm, n, ranks, SCOPE_NODE);
+    world_masters_comm = MPI_COMM_NULL;
+    if (pg_world.local_rank == 0) {
+        n = scope_members("ARMCI_Init", SCOPE_MASTERS, world, ranks);
+        world_masters_comm = create_from_ranks(world->comm, n, ranks, SCOPE_MASTERS);
+    }
+    free(ranks);
 }
 
 void pg_msg_scopes_fini(void)
@@ -67,22 +109,6 @@ void pg_msg_scopes_fini(void)
     MPI_Comm_free(&world_node_comm);
     if (world_masters_comm != MPI_COMM_NULL)
         MPI_Comm_free(&world_masters_comm);
-}
-
-/* The group ranks in a scope, in rank order: the members on my node (NODE), or the first
- * member of every node (MASTERS). Computed locally: only the scope's processes call, so
- * forming its communicator must not need the others (MPI_Comm_create_group). */
-static int scope_members(int scope, const ARMCI_Group *group, int *ranks)
-{
-    int n = 0;
-    for (int r = 0; r < group->size; r++) {
-        int node = pg_world.node_of[group->grp_to_abs[r]], first = 1;
-        for (int q = 0; q < r && first; q++)
-            first = pg_world.node_of[group->grp_to_abs[q]] != node;
-        if (scope == SCOPE_NODE ? node == pg_world.node : first)
-            ranks[n++] = r;
-    }
-    return n;
 }
 
 /* The communicator of a scope within a group (the world group for the plain forms). For a
@@ -100,7 +126,7 @@ static MPI_Comm scope_comm(const char *call, int scope, ARMCI_Group *group, int 
     int *ranks = malloc((size_t)group->size * sizeof(int));
     if (!ranks)
         pg_fatal(call, "out of memory");
-    int n = scope_members(scope, group, ranks), member = 0;
+    int n = scope_members(call, scope, group, ranks), member = 0;
     for (int i = 0; i < n; i++)
         member |= ranks[i] == group->rank;
     if (!member) {
@@ -114,12 +140,7 @@ static MPI_Comm scope_comm(const char *call, int scope, ARMCI_Group *group, int 
     if (group->comm == pg_armci_world_group.comm) {
         comm = scope == SCOPE_NODE ? world_node_comm : world_masters_comm;
     } else {
-        MPI_Group all, sub;
-        MPI_Comm_group(group->comm, &all);
-        MPI_Group_incl(all, n, ranks, &sub);
-        MPI_Comm_create_group(group->comm, sub, scope, &comm);
-        MPI_Group_free(&sub);
-        MPI_Group_free(&all);
+        comm = create_from_ranks(group->comm, n, ranks, scope);
         *owned = 1;
     }
     free(ranks);

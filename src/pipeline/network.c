@@ -58,18 +58,24 @@ static void open_endpoints(void)
         publish_regions();
         if (!pg_net_ep_name(pg_ds_server_ep(), mine))
             pg_fatal("shmem_init", "endpoint address longer than %d bytes", PG_NET_ADDR_MAX);
+        pg_phase_end(PG_PHASE_SERVER_OPEN);
     }
     char(*names)[PG_NET_ADDR_MAX] = malloc((size_t)pg_world.nnodes * sizeof *names);
     if (!names)
         pg_fatal("shmem_init", "out of memory for the servers' addresses");
     pg_boot_leaders_allgather(mine, names, sizeof mine);
+    pg_phase_end(PG_PHASE_ADDRESS_EXCHANGE);
     pipe_client_open((const char(*)[PG_NET_ADDR_MAX])names,
                      (size_t)((char *)my_regions - pg_segments[PG_SEG_HEAP].base));
     free(names);
-    if (leader)
+    pg_phase_end(PG_PHASE_NET_OPEN);
+    if (leader) {
         pg_ds_server_start();
+        pg_phase_end(PG_PHASE_SERVER_START);
+    }
     network_up = 1;
     pg_boot_barrier(); /* every server is listening before anyone sends */
+    pg_phase_end(PG_PHASE_NET_BARRIER);
 }
 
 /* Every PE has quieted and passed a barrier: no request is in flight anywhere. */

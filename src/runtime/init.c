@@ -32,9 +32,12 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
         if (provided_thread)
             *provided_thread = thread_level;
         pg_sync_all();
+        pg_phase_end(PG_PHASE_FIRST_BARRIER);
         return 0;
     }
-    if (pg_config_load() != 0 || pg_startup_init() != 0) {
+    int status = pg_config_load();
+    pg_phase_end(PG_PHASE_TUNABLES);
+    if (status != 0 || pg_startup_init() != 0) {
         init_count = 0;
         return -1;
     }
@@ -45,10 +48,12 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
     if (pg_memory_init((size_t)pg_cfg.symmetric_size) != 0)
         pg_fatal("shmem_init", "could not set up symmetric memory (see the message above)");
     pg_acc_locks_init();
+    pg_phase_end(PG_PHASE_ACC_LOCKS);
     if (pg_pipe_init() != 0)
         pg_fatal("shmem_init", "could not set up the network path between nodes (see above)");
     if (pg_coll_init() != 0)
         pg_fatal("shmem_init", "could not set up the world barrier");
+    pg_phase_end(PG_PHASE_COLL_INIT);
     /* Every level is supported: the engine takes no locks on the on-node paths and calls MPI
      * only from the initializing thread. */
     thread_level = requested_thread;
@@ -62,6 +67,7 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
             pg_net_describe(stderr);
     }
     pg_sync_all();
+    pg_phase_end(PG_PHASE_FIRST_BARRIER);
     return 0;
 }
 

@@ -17,6 +17,9 @@
       "Check every argument; a bad one stops the job with a message naming the call")          \
     X(info, BOOL, "SHMEM_INFO", "0", "Print the tunables and their values at startup (PE 0)")  \
     X(version, BOOL, "SHMEM_VERSION", "0", "Print the library version at startup (PE 0)")      \
+    X(startup_timing, BOOL, "PANGEA_STARTUP_TIMING", "0",                                      \
+      "Print each phase of shmem_init/ARMCI_Init with its min, mean and max time over the "    \
+      "PEs (PE 0, on stderr; SHMEM_INFO prints them too)")                                     \
     X(check, BOOL, "PANGEA_CHECK", "0", "Same as SHMEM_DEBUG: validate every argument")        \
     X(spin_count, INT, "PANGEA_SPIN_COUNT", "2000",                                            \
       "Polls a waiting PE makes before it yields its core (then polls and yields "             \
@@ -154,6 +157,55 @@ static inline void pg_wait_step(struct pg_waiter *w)
     else
         pg_wait_yield(w);
 }
+
+/* Startup phases, in the order an init runs them: X(id, name). tunables: environment and
+ * tuning file; mpi init: only when the program has not; node discovery: communicators, node
+ * tables, job id; heap segment: create and map my heap; static data: move .data/.bss onto a
+ * shared object; peer mapping: map the node's segments, unlink mine. With several nodes:
+ * network open (provider, my endpoint), server open and server start (host PEs only), address
+ * exchange (endpoint names, connections), network barrier (every server listens). first
+ * barrier: the init's barrier over the signal channels; teams: shmem_init's predefined teams;
+ * armci groups: ARMCI_Init's world group and node communicators; base exchange: every PE's
+ * segment addresses, for ARMCI; armci memory: its group region and notify counters. */
+#define PG_PHASES(X)                        \
+    X(TUNABLES, "tunables")                 \
+    X(MPI_INIT, "mpi init")                 \
+    X(NODE_DISCOVERY, "node discovery")     \
+    X(HEAP_SEGMENT, "heap segment")         \
+    X(STATIC_DATA, "static data")           \
+    X(PEER_MAPPING, "peer mapping")         \
+    X(ACC_LOCKS, "accumulate locks")        \
+    X(NET_OPEN, "network open")             \
+    X(SERVER_OPEN, "server open")           \
+    X(ADDRESS_EXCHANGE, "address exchange") \
+    X(SERVER_START, "server start")         \
+    X(NET_BARRIER, "network barrier")       \
+    X(COLL_INIT, "collectives init")        \
+    X(FIRST_BARRIER, "first barrier")       \
+    X(TEAMS, "teams")                       \
+    X(ARMCI_GROUPS, "armci groups")         \
+    X(BASE_EXCHANGE, "base exchange")       \
+    X(ARMCI_MEMORY, "armci memory")         \
+    X(ARMCI_BARRIER, "armci barrier")
+
+enum pg_phase {
+#define PG_PHASE_ID(id, name) PG_PHASE_##id,
+    PG_PHASES(PG_PHASE_ID)
+#undef PG_PHASE_ID
+        PG_PHASE_COUNT
+};
+
+/* Startup timing. A front-end's init calls pg_phases_begin first and pg_phases_report last; in
+ * between, each step calls pg_phase_end when it finishes, which charges the time since the
+ * previous step ended (or since begin) to that phase. Costs one clock read and no allocation;
+ * outside an init it does nothing (pg_pipe_restart reopens the network later). */
+void pg_phases_begin(void);
+void pg_phase_end(enum pg_phase phase);
+/* Collective over the world. With PANGEA_STARTUP_TIMING or SHMEM_INFO set, one reduction gives
+ * each phase's min, mean and max over the PEs that ran it, and PE 0 prints on stderr a header
+ * naming call, then "pangea: startup: MIN MEAN MAX PES NAME" per phase (milliseconds; PES how
+ * many ran it) and a last such line named "total", from begin to this call. */
+void pg_phases_report(const char *call);
 
 /* Lifecycle, shared by the OpenSHMEM and ARMCI front-ends. Init is reference counted:
  * only the first call brings the runtime up and only the matching last fini releases it. */

@@ -47,6 +47,7 @@ int pshmem_init_thread(int requested, int *provided)
         return -1;
     }
     int first = !pg_runtime_initialized();
+    pg_phases_begin();
     if (pg_runtime_init(requested, provided) != 0)
         return -1;
     /* The runtime may already be up for ARMCI, which does not set up the OpenSHMEM handles. */
@@ -56,7 +57,9 @@ int pshmem_init_thread(int requested, int *provided)
             atexit(finalize_at_exit);
             exit_hook_registered = 1;
         }
+        pg_phase_end(PG_PHASE_TEAMS);
     }
+    pg_phases_report("shmem_init");
     return 0;
 }
 PG_ALIAS(shmem_init_thread)

@@ -42,6 +42,56 @@ static void check_mpi(int rc, const char *what)
     }
 }
 
+/* Fills node_of, local_of, local_pes, nnodes and node with one world exchange of 4 bytes per
+ * PE, in O(npes). node_comm ranks its PEs in world order (the split key), so my node's PEs are
+ * its group translated to world ranks, a local call, and the first of them leads the node.
+ * Nodes are numbered in their leaders' order. 0, or -1 when out of memory. */
+static int node_tables(void)
+{
+    int npes = pg_world.npes, local_size = pg_world.local_size;
+    pg_world.node_of = malloc((size_t)npes * sizeof(int));
+    pg_world.local_of = malloc((size_t)npes * sizeof(int));
+    pg_world.local_pes = malloc((size_t)local_size * sizeof(int));
+    int *leader_of = malloc((size_t)npes * sizeof(int));
+    int *next_local = calloc((size_t)npes, sizeof(int)); /* by node */
+    int *local_ranks = malloc((size_t)local_size * sizeof(int));
+    int status = -1;
+    if (pg_world.node_of && pg_world.local_of && pg_world.local_pes && leader_of && next_local &&
+        local_ranks) {
+        MPI_Group node_group, world_group;
+        MPI_Comm_group(node_comm, &node_group);
+        MPI_Comm_group(world_comm, &world_group);
+        for (int l = 0; l < local_size; l++)
+            local_ranks[l] = l;
+        MPI_Group_translate_ranks(node_group, local_size, local_ranks, world_group,
+                                  pg_world.local_pes);
+        MPI_Group_free(&node_group);
+        MPI_Group_free(&world_group);
+        check_mpi(
+            MPI_Allgather(&pg_world.local_pes[0], 1, MPI_INT, leader_of, 1, MPI_INT, world_comm),
+            "MPI_Allgather");
+        /* A PE's leader comes before it (or is it), so one pass in PE order numbers both. */
+        int nnodes = 0;
+        for (int pe = 0; pe < npes; pe++) {
+            int node = leader_of[pe] == pe ? nnodes++ : pg_world.node_of[leader_of[pe]];
+            pg_world.node_of[pe] = node;
+            pg_world.local_of[pe] = next_local[node]++;
+        }
+        pg_world.nnodes = nnodes;
+        pg_world.node = pg_world.node_of[pg_world.me];
+        if (pg_world.local_of[pg_world.me] != pg_world.local_rank)
+            pg_fatal("startup",
+                     "PE %d has node-local rank %d, not %d: MPI_Comm_split_type did not rank "
+                     "the node's PEs in world order",
+                     pg_world.me, pg_world.local_rank, pg_world.local_of[pg_world.me]);
+        status = 0;
+    }
+    free(leader_of);
+    free(next_local);
+    free(local_ranks);
+    return status;
+}
+
 int pg_startup_init(void)
 {
     int initialized = 0, finalized = 0;
@@ -67,6 +117,7 @@ int pg_startup_init(void)
             atexit(finalize_mpi_at_exit);
             mpi_finalize_registered = 1;
         }
+        pg_phase_end(PG_PHASE_MPI_INIT);
     }
     check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &world_comm), "MPI_Comm_dup");
     MPI_Comm_rank(world_comm, &pg_world.me);
@@ -77,39 +128,18 @@ int pg_startup_init(void)
     MPI_Comm_rank(node_comm, &pg_world.local_rank);
     MPI_Comm_size(node_comm, &pg_world.local_size);
 
-    int npes = pg_world.npes;
-    pg_world.node_of = calloc((size_t)npes, sizeof(int));
-    pg_world.local_of = calloc((size_t)npes, sizeof(int));
-    pg_world.local_pes = calloc((size_t)pg_world.local_size, sizeof(int));
-    int *leader_of = calloc((size_t)npes, sizeof(int));
-    if (!pg_world.node_of || !pg_world.local_of || !pg_world.local_pes || !leader_of)
-        pg_fatal("startup", "out of memory for the PE tables (%d PEs)", npes);
+    if (node_tables() != 0)
+        pg_fatal("startup", "out of memory for the PE tables (%d PEs)", pg_world.npes);
 
-    /* The node leader is the lowest PE of the node; nodes are numbered in leader order. */
-    int my_leader = pg_world.me;
-    MPI_Allreduce(MPI_IN_PLACE, &my_leader, 1, MPI_INT, MPI_MIN, node_comm);
-    MPI_Allgather(&my_leader, 1, MPI_INT, leader_of, 1, MPI_INT, world_comm);
-    MPI_Allgather(&pg_world.local_rank, 1, MPI_INT, pg_world.local_of, 1, MPI_INT, world_comm);
-    MPI_Allgather(&pg_world.me, 1, MPI_INT, pg_world.local_pes, 1, MPI_INT, node_comm);
-    int nnodes = 0;
-    for (int pe = 0; pe < npes; pe++) {
-        if (leader_of[pe] == pe)
-            nnodes++;
-        int node = 0;
-        for (int q = 0; q < leader_of[pe]; q++)
-            node += leader_of[q] == q;
-        pg_world.node_of[pe] = node;
-    }
-    pg_world.nnodes = nnodes;
-    pg_world.node = pg_world.node_of[pg_world.me];
-    free(leader_of);
-
+    /* Shared-memory object names are the only use of the job id, and only the PEs of a node
+     * share them: the node leader's id tells this job from others running on the node. */
     unsigned long job_id = 0;
-    if (pg_world.me == 0)
+    if (pg_world.local_rank == 0)
         job_id = ((unsigned long)getpid() << 20) ^ (unsigned long)time(NULL) ^
                  ((unsigned long)clock() << 40);
-    MPI_Bcast(&job_id, 1, MPI_UNSIGNED_LONG, 0, world_comm);
+    check_mpi(MPI_Bcast(&job_id, 1, MPI_UNSIGNED_LONG, 0, node_comm), "MPI_Bcast");
     pg_world.job_id = job_id;
+    pg_phase_end(PG_PHASE_NODE_DISCOVERY);
     return 0;
 }
 
@@ -159,6 +189,32 @@ void pg_boot_minmax(const long long *mine, long long *least, long long *most, in
 {
     check_mpi(MPI_Allreduce(mine, least, n, MPI_LONG_LONG, MPI_MIN, world_comm), "MPI_Allreduce");
     check_mpi(MPI_Allreduce(mine, most, n, MPI_LONG_LONG, MPI_MAX, world_comm), "MPI_Allreduce");
+}
+
+static void combine_stats(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const struct pg_boot_stat *a = in;
+    struct pg_boot_stat *b = inout;
+    for (int i = 0; i < *len; i++) {
+        b[i].min = a[i].min < b[i].min ? a[i].min : b[i].min;
+        b[i].max = a[i].max > b[i].max ? a[i].max : b[i].max;
+        b[i].sum += a[i].sum;
+        b[i].count += a[i].count;
+    }
+}
+
+void pg_boot_reduce_stats(struct pg_boot_stat *stat, int n)
+{
+    MPI_Datatype type;
+    MPI_Op op;
+    MPI_Type_contiguous(sizeof *stat / sizeof(double), MPI_DOUBLE, &type);
+    MPI_Type_commit(&type);
+    MPI_Op_create(combine_stats, 1, &op);
+    int rc = MPI_Reduce(pg_world.me == 0 ? MPI_IN_PLACE : stat, stat, n, type, op, 0, world_comm);
+    MPI_Op_free(&op);
+    MPI_Type_free(&type);
+    check_mpi(rc, "MPI_Reduce");
 }
 
 void pg_boot_barrier(void)

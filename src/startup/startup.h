@@ -15,7 +15,7 @@ struct pg_world {
     int *node_of;         /* [npes] node index of each PE */
     int *local_of;        /* [npes] local rank of each PE on its node */
     int *local_pes;       /* [local_size] world PE of each local rank of my node */
-    unsigned long job_id; /* same on every PE of the job, distinct between concurrent jobs */
+    unsigned long job_id; /* same on every PE of my node, distinct from other jobs there */
 };
 
 extern struct pg_world pg_world;
@@ -40,6 +40,14 @@ void pg_boot_leaders_allgather(const void *mine, void *all, size_t len);
 /* The least and greatest of each of n values over all PEs. */
 void pg_boot_minmax(const long long *mine, long long *least, long long *most, int n);
 void pg_boot_barrier(void);
+/* Statistics of one value over the PEs. A PE without a value for an entry gives
+ * {INFINITY, -INFINITY, 0, 0}, otherwise {v, v, v, 1}. */
+struct pg_boot_stat {
+    double min, max, sum, count;
+};
+/* Combines stat[0..n) of every PE (min, max, sums) into PE 0's array in one reduction; the
+ * other PEs' arrays are left as they were. Collective over the world. */
+void pg_boot_reduce_stats(struct pg_boot_stat *stat, int n);
 void pg_boot_node_barrier(void);
 /* A world barrier over MPI if MPI is still up (0), else -1 and nothing done. */
 int pg_boot_barrier_if_available(void);
