@@ -8,16 +8,18 @@
 # Each run is `BUILD_DIR/bin/oshrun -np NPES BUILD_DIR/tests/shmem/NAME` under timeout (180 s,
 # or TEST_TIMEOUT) with the line's environment variables, its output in
 # BUILD_DIR/test-logs/NAME-npN[-VALUES].log. Prints one line per run, the last 20 lines of the
-# log of a failed run, and at the end "N passed, N failed". Besides the listed runs it checks
-# that no /dev/shm/pangea-* object was left behind: after lines marked check-shm and once at
-# the end (a test named no-shm-leak). Exit status 0 only if nothing failed.
+# log of a failed run, and at the end "N passed, N failed" (", N skipped" when some were).
+# Besides the listed runs it checks that no /dev/shm/pangea-* object was left behind: after
+# lines marked check-shm and once at the end (a test named no-shm-leak). Exit status 0 only if
+# nothing failed.
 #
 # List format (tests/tests.list): NAME NPES [ENV=VALUE ...] [expect=...] [check-shm]
 #   expect=fail          the job must exit non-zero within the timeout
 #   expect=fail:REGEX    ... and its stdout+stderr must match REGEX (grep -E; no spaces)
 #   expect=status:N      the job must exit with status N
 #   only-nodes=K         the line runs only in a pass across K emulated nodes
-# Without expect=, the job must exit 0 and print "PASS NAME".
+# Without expect=, the job must exit 0 and print "PASS NAME", or "SKIP NAME: why" when this
+# machine lacks what the run tests (it is counted as skipped, not passed).
 #
 # TEST_NODES="1 K ..." runs the list once per value: 1 is this node (oshrun); K > 1 runs every
 # multi-PE line across K emulated nodes (network namespaces, see tests/netns/README.md), NPES
@@ -35,6 +37,7 @@ passes=${TEST_NODES:-1}
 
 passed=0
 failed=0
+skipped=0
 ran=0
 
 one_line() {
@@ -62,10 +65,13 @@ new_shm_objects() {
     comm -12 <(echo "$now") <(shm_objects)
 }
 
-report() { # report ok|FAIL LABEL SECONDS-OR-REASON [LOG]
+report() { # report ok|skip|FAIL LABEL SECONDS-OR-REASON [LOG]
     if [ "$1" = ok ]; then
         passed=$((passed + 1))
         printf 'ok   %s  (%s)\n' "$2" "$3"
+    elif [ "$1" = skip ]; then
+        skipped=$((skipped + 1))
+        printf 'skip %s  (%s)\n' "$2" "$3"
     else
         failed=$((failed + 1))
         printf 'FAIL %s  (%s)\n' "$2" "$3"
@@ -158,6 +164,7 @@ while read -r name npes rest; do
     took=$(printf '%d.%ds' $((ms / 1000)) $((ms % 1000 / 100)))
 
     why=""
+    skip=""
     if [ "$rc" -eq 124 ] || { [ "$rc" -eq 137 ] && [ "$ms" -ge $((limit * 1000)) ]; }; then
         why="timed out after ${limit}s"
     elif [ -n "$status" ] || [ "$expect_fail" = 1 ]; then
@@ -170,10 +177,14 @@ while read -r name npes rest; do
         fi
     elif [ "$rc" -ne 0 ]; then
         why="exit status $rc, see $log"
+    elif skip=$(grep -m 1 "^SKIP ${name##*/}: " "$log"); then
+        skip=${skip#SKIP "${name##*/}": }
     elif ! grep -qx "PASS ${name##*/}" "$log"; then
         why="exit status 0 but no 'PASS ${name##*/}' line, see $log"
     fi
-    if [ -z "$why" ]; then
+    if [ -n "$skip" ]; then
+        report skip "$label" "$skip"
+    elif [ -z "$why" ]; then
         report ok "$label" "$took"
     else
         report FAIL "$label" "$why" "$log"
@@ -195,5 +206,7 @@ if [ "$ran" -eq 0 ]; then
     exit 1
 fi
 check_leak "no-shm-leak"
-echo "$passed passed, $failed failed"
+summary="$passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && summary+=", $skipped skipped"
+echo "$summary"
 [ "$failed" -eq 0 ]

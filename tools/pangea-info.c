@@ -1,5 +1,6 @@
 /* pangea-info: what this Pangea build is and how it is tuned: version, build options, the
- * transports it can use, and every tunable with its current value and meaning.
+ * transports it can use, every tunable with its current value and meaning, and the pages a
+ * symmetric heap would get on this node.
  * pangea-info --footprint NPES PES_PER_NODE: the library's memory in a job of that size, from
  * the formulas the library sizes its buffers and tables with (docs/scaling.md). */
 #include "coll/coll.h"
@@ -65,8 +66,8 @@ static int footprint(const char *npes_text, const char *ppn_text)
     printf("server_source_records_bytes %zu\n", server.sources);
     printf("server_arrivals_bytes %zu\n", server.arrivals);
     printf("internal_area_used_bytes %zu\n", internal);
-    printf("internal_area_bytes %zu\n", pg_mem_internal_size());
-    printf("internal_area_fits %s\n", internal <= pg_mem_internal_size() ? "yes" : "no");
+    printf("internal_area_bytes %zu\n", PG_INTERNAL_SIZE);
+    printf("internal_area_fits %s\n", internal <= PG_INTERNAL_SIZE ? "yes" : "no");
     return 0;
 }
 
@@ -97,5 +98,7 @@ int main(int argc, char **argv)
     }
     printf("\ntunables (environment variables; SMA_ spellings of SHMEM_ ones are accepted):\n");
     pg_config_print(stdout);
+    printf("\n");
+    pg_pages_describe(stdout, (int)pg_cfg.huge_pages, (size_t)pg_cfg.symmetric_size);
     return status == 0 ? 0 : 1;
 }

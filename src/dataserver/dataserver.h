@@ -265,7 +265,7 @@ void pg_ds_check_pool(void);
 /* A multi-receive buffer of `size` bytes: many messages land in it until it is used up and
  * reposted. Shared by the server and the pipeline. */
 struct pg_ds_recv_buffer {
-    struct fi_context ctx; /* first: the completion's context points here */
+    struct pg_net_multi_recv posted; /* first: the completion's context points here */
     char *data;
     size_t size;
     struct pg_net_mr *mr; /* when local buffers must be registered */

@@ -105,13 +105,13 @@ void pg_ds_recv_open(struct pg_net_ep *ep, struct pg_ds_recv_buffer *b, size_t s
     for (size_t at = 0; at < b->size; at += 4096)
         ((volatile char *)b->data)[at] = 0;
     b->mr = pg_net_local_mr() ? pg_net_mr_reg(ep, b->data, b->size, FI_RECV) : NULL;
-    pg_net_post_multi_recv(ep, b->data, b->size, pg_net_mr_desc(b->mr), &b->ctx);
+    pg_net_post_multi_recv(ep, &b->posted, b->data, b->size, pg_net_mr_desc(b->mr));
 }
 
 void pg_ds_recv_repost(struct pg_net_ep *ep, void *context)
 {
     struct pg_ds_recv_buffer *b = context;
-    pg_net_post_multi_recv(ep, b->data, b->size, pg_net_mr_desc(b->mr), &b->ctx);
+    pg_net_post_multi_recv(ep, &b->posted, b->data, b->size, pg_net_mr_desc(b->mr));
 }
 
 void pg_ds_recv_close(struct pg_ds_recv_buffer *b)

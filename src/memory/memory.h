@@ -24,9 +24,40 @@ struct pg_segment {
 extern struct pg_segment pg_segments[PG_SEG_COUNT];
 
 /* Creates my segments, maps those of every on-node peer, and unlinks the shared objects
- * as soon as the node has mapped them. Collective over the world. 0 or -1. */
+ * as soon as the node has mapped them. The heap's pages are of the kind PANGEA_HUGE_PAGES
+ * asks for (see pg_pages_offered). Collective over the world. 0 or -1. */
 int pg_memory_init(size_t heap_size);
 void pg_memory_fini(void);
+/* For SHMEM_INFO, on PE 0: the heap's size, how many PEs got each kind of pages, and why
+ * better kinds were not taken on my node. */
+void pg_memory_print(void *stream);
+
+/* The library-internal symmetric area at the end of the heap segment. */
+#define PG_INTERNAL_SIZE ((size_t)4 << 20)
+/* Bytes of a heap segment holding heap_size bytes for the program and the internal area, in
+ * whole pages of page_size bytes. */
+size_t pg_heap_segment_size(size_t heap_size, size_t page_size);
+
+/* What this node's kernel offers for the heap's pages. */
+struct pg_page_probe {
+    size_t page;         /* the base page */
+    size_t hugetlb_size; /* the default hugetlb page (Hugepagesize); 0: no hugetlb */
+    long hugetlb_total, hugetlb_free, hugetlb_rsvd, hugetlb_surplus; /* /proc/meminfo */
+    long hugetlb_overcommit; /* surplus pages allowed on demand */
+    size_t thp_size;         /* a transparent huge page (PMD); 0: none */
+    char thp_shmem[16];      /* the policy selected in .../transparent_hugepage/shmem_enabled */
+    int thp_disabled;        /* for this process, by prctl(PR_SET_THP_DISABLE) */
+};
+void pg_pages_probe(struct pg_page_probe *p);
+/* 1 when the node can give the kind at all (a hugetlb pool is configured; the shared-memory
+ * THP policy allows madvise), else 0 and why, a sentence naming the setting to change. */
+int pg_pages_offered(const struct pg_page_probe *p, int kind, char *why, size_t size);
+/* The page size of a kind (the base page for PG_HUGE_OFF). */
+size_t pg_pages_size(const struct pg_page_probe *p, int kind);
+/* Hugetlb pages a new mapping can still reserve: free and unreserved, plus surplus room. */
+long pg_pages_hugetlb_room(const struct pg_page_probe *p);
+/* For pangea-info: the probe, and what a heap of heap_size bytes would get here. */
+void pg_pages_describe(void *stream, int setting, size_t heap_size);
 
 /* Which segment holds [addr, addr+len) of my address space, and at which offset.
  * Returns the segment id or -1 when the range is not (entirely) symmetric memory. */
@@ -66,10 +97,9 @@ void *pg_mem_from_peer(int pe, const void *addr, size_t len);
 /* The other way: pe's address of the object at my symmetric address addr. */
 void *pg_mem_to_peer(int pe, const void *addr);
 
-/* Library-internal symmetric memory (same offset on every PE), carved at init time from an
- * area of pg_mem_internal_size() bytes at the end of the heap segment. */
+/* Library-internal symmetric memory (same offset on every PE), carved at init time from the
+ * PG_INTERNAL_SIZE bytes at the end of the heap segment. */
 void *pg_mem_internal_alloc(size_t size);
-size_t pg_mem_internal_size(void);
 /* Private memory of the per-PE tables (each segment's mapping of every PE, and, once ARMCI_Init
  * ran, every PE's segment bounds for ARMCI's addresses) in a job of npes PEs (pangea-info
  * --footprint). */

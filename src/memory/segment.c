@@ -1,5 +1,10 @@
-/* Segments: POSIX shared-memory objects, mapped by every PE of the node and unlinked as soon
- * as all have mapped them, so that no object outlives the job, however it ends. */
+/* Segments: shared-memory objects, mapped by every PE of the node and unlinked (or closed) as
+ * soon as all have mapped them, so that no object outlives the job, however it ends. Static
+ * data and a heap of base pages are POSIX shared-memory objects, named per job, mode 0600. A
+ * heap of huge pages is a memfd of the same name and mode, which the node's PEs open through
+ * /proc/PID/fd of its creator: hugetlb pages then need no hugetlbfs mount, and transparent
+ * huge pages follow the kernel's shmem_enabled policy (a /dev/shm object follows the huge=
+ * option of that mount instead, which is rarely set). */
 #define _GNU_SOURCE
 #include "memory.h"
 
@@ -13,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -25,15 +31,34 @@ struct segment_span {
 };
 static struct segment_span *spans;
 
-/* Library-internal symmetric area at the end of the heap segment. */
-#define PG_INTERNAL_SIZE ((size_t)4 << 20)
 static size_t internal_used;
 
 static const char *const seg_names[PG_SEG_COUNT] = {"heap", "data"};
 
+/* How the PEs of a node open a PE's object behind a segment: by its name (fd -1), or as
+ * descriptor fd of process pid (a memfd). */
+struct object_ref {
+    size_t size;
+    int pid, fd;
+};
+
+/* The pages of my heap (PG_HUGE_HUGETLB, _THP or _OFF), why my node did not take better ones
+ * (for SHMEM_INFO), and how many PEs of the job got each kind. */
+static int heap_pages;
+static size_t heap_page_size;
+static char heap_note[1024];
+static int pes_with[PG_HUGE_OFF + 1];
+
+#define WHY_SIZE 320
+
 static size_t page_size(void)
 {
     return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+size_t pg_heap_segment_size(size_t heap_size, size_t page_size)
+{
+    return (PG_INTERNAL_SIZE + heap_size + page_size - 1) / page_size * page_size;
 }
 
 static void object_name(char *name, size_t len, int pe, int seg)
@@ -41,20 +66,40 @@ static void object_name(char *name, size_t len, int pe, int seg)
     snprintf(name, len, "/pangea-%lx-%d-%s", pg_world.job_id, pe, seg_names[seg]);
 }
 
-static int create_object(int seg, size_t size)
+/* A named object of size bytes: its descriptor, or -1 and why. */
+static int create_object(int seg, size_t size, char *why, size_t len)
 {
     char name[96];
     object_name(name, sizeof name, pg_world.me, seg);
     int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0) {
-        fprintf(stderr, "pangea: shmem_init: shm_open(%s): %s\n", name, strerror(errno));
+        snprintf(why, len, "shm_open(%s): %s", name, strerror(errno));
         return -1;
     }
     if (ftruncate(fd, (off_t)size) != 0) {
-        fprintf(stderr, "pangea: shmem_init: cannot size %s to %zu bytes: %s\n", name, size,
-                strerror(errno));
+        snprintf(why, len, "cannot size %s to %zu bytes: %s", name, size, strerror(errno));
         close(fd);
         shm_unlink(name);
+        return -1;
+    }
+    return fd;
+}
+
+/* A memfd of size bytes for a heap of huge pages (of hugetlb ones when kind says so): its
+ * descriptor, or -1 and why. */
+static int create_memfd(int kind, size_t size, char *why, size_t len)
+{
+    char name[96];
+    object_name(name, sizeof name, pg_world.me, PG_SEG_HEAP);
+    int fd = memfd_create(name + 1, MFD_CLOEXEC | (kind == PG_HUGE_HUGETLB ? MFD_HUGETLB : 0));
+    if (fd < 0) {
+        snprintf(why, len, "memfd_create: %s", strerror(errno));
+        return -1;
+    }
+    /* /proc lets only the owner's processes reach it; the mode says the same as a named one. */
+    if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)size) != 0) {
+        snprintf(why, len, "cannot size a memfd to %zu bytes: %s", size, strerror(errno));
+        close(fd);
         return -1;
     }
     return fd;
@@ -97,9 +142,12 @@ static int remap_static_data(int *fd_out)
     size_t size = range.end - range.start;
     if (size == 0)
         return 0;
-    int fd = create_object(PG_SEG_DATA, size);
-    if (fd < 0)
+    char why[WHY_SIZE];
+    int fd = create_object(PG_SEG_DATA, size, why, sizeof why);
+    if (fd < 0) {
+        fprintf(stderr, "pangea: shmem_init: static data: %s\n", why);
         return -1;
+    }
     for (size_t done = 0; done < size;) {
         /* The raw system call: sanitizers would flag reading the redzones between globals. */
         ssize_t n = syscall(SYS_pwrite64, fd, (char *)range.start + done, size - done, (off_t)done);
@@ -123,159 +171,325 @@ static int remap_static_data(int *fd_out)
     return 0;
 }
 
-/* 0 when every PE of the node reports 0, so that all take the same branch. */
-static int node_agree(int status)
+/* -1 when every PE of the node reports status 0, else the lowest PE that did not: every PE of
+ * the node takes the same branch. */
+static int node_failure(int status)
 {
     int *all = calloc((size_t)pg_world.local_size, sizeof(int));
     if (!all)
-        return -1;
+        return pg_world.me;
     pg_boot_node_allgather(&status, all, sizeof(int));
-    for (int l = 0; l < pg_world.local_size; l++)
-        status |= all[l];
+    int failed = -1;
+    for (int l = 0; l < pg_world.local_size && failed < 0; l++)
+        if (all[l] != 0)
+            failed = pg_world.local_pes[l];
     free(all);
-    return status;
+    return failed;
 }
 
-/* What a PE tells the others of its node before they map its segments. */
-struct node_entry {
-    size_t size[PG_SEG_COUNT];
-    int status;
-};
-
-/* One exchange over the node: every PE's segment sizes ([local rank]), and *status becomes 0
- * only when every PE of the node reports 0, so that all take the same branch. */
-static struct node_entry *node_exchange(int *status)
-{
-    struct node_entry mine;
-    memset(&mine, 0, sizeof mine); /* padding too: it is sent */
-    for (int seg = 0; seg < PG_SEG_COUNT; seg++)
-        mine.size[seg] = pg_segments[seg].size;
-    mine.status = *status;
-    struct node_entry *all = malloc((size_t)pg_world.local_size * sizeof *all);
-    if (!all)
-        pg_fatal("shmem_init", "out of memory for the table of the node's %d segments",
-                 pg_world.local_size);
-    pg_boot_node_allgather(&mine, all, sizeof mine);
-    for (int l = 0; l < pg_world.local_size; l++)
-        *status |= all[l].status;
-    return all;
-}
-
-static int map_peers(int seg, const struct node_entry *node)
-{
-    struct pg_segment *s = &pg_segments[seg];
-    s->peer_base = calloc((size_t)pg_world.npes, sizeof(char *));
-    if (!s->peer_base)
-        return -1;
-    int status = 0;
-    for (int l = 0; l < pg_world.local_size; l++) {
-        int pe = pg_world.local_pes[l];
-        size_t size = node[l].size[seg];
-        if (pe == pg_world.me) {
-            s->peer_base[pe] = s->base;
-            continue;
-        }
-        if (size == 0 && s->size == 0)
-            continue; /* nobody has this segment (static data not mapped) */
-        if (size != s->size) {
-            /* Not the same executable (MPMD) or a different heap size: leave it unmapped. */
-            if (seg == PG_SEG_DATA)
-                continue;
-            fprintf(stderr,
-                    "pangea: shmem_init: PE %d has a %s segment of %zu bytes, PE %d of "
-                    "%zu: every PE must use the same SHMEM_SYMMETRIC_SIZE\n",
-                    pe, seg_names[seg], size, pg_world.me, s->size);
-            status = -1;
-            continue;
-        }
-        char name[96];
-        object_name(name, sizeof name, pe, seg);
-        int peer_fd = shm_open(name, O_RDWR, 0);
-        void *at = peer_fd < 0 ? MAP_FAILED
-                               : mmap(NULL, s->size, PROT_READ | PROT_WRITE,
-                                      MAP_SHARED | MAP_NORESERVE, peer_fd, 0);
-        if (at == MAP_FAILED) {
-            fprintf(stderr, "pangea: shmem_init: mapping %s of PE %d: %s\n", seg_names[seg], pe,
-                    strerror(errno));
-            status = -1;
-        } else {
-            s->peer_base[pe] = at;
-        }
-        if (peer_fd >= 0)
-            close(peer_fd);
-    }
-    return status;
-}
-
-/* Maps the object at an address that is a multiple of align: every PE's heap then starts at
- * the same residue, so an offset aligned on one PE is aligned on all (shmem_align). */
-static char *map_aligned(size_t size, size_t align, int fd)
+/* Maps fd at an address that is a multiple of align (a power of two), or NULL and why. My heap
+ * is placed at a multiple of PG_HEAP_MAX_ALIGN, so that every PE's heap starts at the same
+ * residue and an offset aligned on one PE is aligned on all (shmem_align); a peer's heap at a
+ * multiple of its page size, so that its huge pages can be mapped whole. */
+static char *map_aligned(size_t size, size_t align, int fd, int flags, char *why, size_t len)
 {
     char *reserved =
         mmap(NULL, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (reserved == MAP_FAILED) {
-        fprintf(stderr, "pangea: shmem_init: reserving %zu bytes of address space: %s\n",
-                size + align, strerror(errno));
+        snprintf(why, len, "reserving %zu bytes of address space: %s", size + align,
+                 strerror(errno));
         return NULL;
     }
     char *base = (char *)(((uintptr_t)reserved + align - 1) & ~(uintptr_t)(align - 1));
     if (base > reserved)
         munmap(reserved, (size_t)(base - reserved));
     munmap(base + size, (size_t)(reserved + size + align - (base + size)));
-    void *at =
-        mmap(base, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, fd, 0);
-    if (at == MAP_FAILED) {
-        fprintf(stderr, "pangea: shmem_init: mapping a %zu-byte heap: %s\n", size, strerror(errno));
+    if (mmap(base, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | flags, fd, 0) ==
+        MAP_FAILED) {
+        snprintf(why, len, "mapping %zu bytes: %s", size, strerror(errno));
         munmap(base, size);
         return NULL;
     }
     return base;
 }
 
+/* Transparent huge pages are allocated when a page is first touched, under the advice of the
+ * mapping that touches it: on-node puts touch a peer's heap through the putter's mapping, so
+ * every PE's mapping of a heap advises the kernel. 0, or -1 and why. */
+static int advise_heap(char *base, size_t size, int kind, char *why, size_t len)
+{
+    if (kind == PG_HUGE_THP && madvise(base, size, MADV_HUGEPAGE) != 0) {
+        snprintf(why, len, "madvise(MADV_HUGEPAGE): %s", strerror(errno));
+        return -1;
+    }
+    /* Off keeps huge pages away even where the shmem policy is always; a kernel without
+     * transparent huge pages refuses the advice (EINVAL), which comes to the same. */
+    if (kind == PG_HUGE_OFF)
+        (void)madvise(base, size, MADV_NOHUGEPAGE);
+    return 0;
+}
+
+/* Opens pe's object behind seg, as ref describes it: a descriptor, or -1 with errno set. */
+static int open_peer_object(int pe, int seg, const struct object_ref *ref)
+{
+    if (ref->fd < 0) {
+        char name[96];
+        object_name(name, sizeof name, pe, seg);
+        return shm_open(name, O_RDWR, 0);
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", ref->pid, ref->fd);
+    return open(path, O_RDWR | O_CLOEXEC);
+}
+
+static void unmap_peers(int seg)
+{
+    struct pg_segment *s = &pg_segments[seg];
+    if (!s->peer_base)
+        return;
+    for (int pe = 0; pe < pg_world.npes; pe++)
+        if (s->peer_base[pe] && s->peer_base[pe] != s->base)
+            munmap(s->peer_base[pe], s->size);
+    free(s->peer_base);
+    s->peer_base = NULL;
+}
+
+/* Maps every on-node peer's copy of seg, at multiples of align; mine tells the peers how to
+ * open my object, kind is the heap's pages. 0, or -1 and why. */
+static int map_peers(int seg, const struct object_ref *mine, size_t align, int kind, char *why,
+                     size_t len)
+{
+    struct pg_segment *s = &pg_segments[seg];
+    s->peer_base = calloc((size_t)pg_world.npes, sizeof(char *));
+    struct object_ref *refs = calloc((size_t)pg_world.local_size, sizeof *refs);
+    if (!s->peer_base || !refs) {
+        free(refs);
+        snprintf(why, len, "out of memory");
+        return -1;
+    }
+    pg_boot_node_allgather(mine, refs, sizeof *refs);
+    int status = 0;
+    for (int l = 0; l < pg_world.local_size && status == 0; l++) {
+        int pe = pg_world.local_pes[l];
+        if (pe == pg_world.me) {
+            s->peer_base[pe] = s->base;
+            continue;
+        }
+        if (refs[l].size == 0 && s->size == 0)
+            continue; /* nobody has this segment (static data not mapped) */
+        if (refs[l].size != s->size) {
+            /* Not the same executable (MPMD) or a different heap size: leave it unmapped. */
+            if (seg == PG_SEG_DATA)
+                continue;
+            snprintf(why, len,
+                     "PE %d has a %s segment of %zu bytes, PE %d of %zu: every PE must use the "
+                     "same SHMEM_SYMMETRIC_SIZE",
+                     pe, seg_names[seg], refs[l].size, pg_world.me, s->size);
+            status = -1;
+            break;
+        }
+        int fd = open_peer_object(pe, seg, &refs[l]);
+        char *at = NULL;
+        if (fd < 0)
+            snprintf(why, len, "opening the %s of PE %d: %s", seg_names[seg], pe, strerror(errno));
+        else
+            at = map_aligned(s->size, align, fd, MAP_NORESERVE, why, len);
+        if (fd >= 0)
+            close(fd);
+        /* A peer's mapping of a hugetlb heap needs no reservation of its own: it shares the
+         * owner's, held by the object. */
+        if (!at || (seg == PG_SEG_HEAP && advise_heap(at, s->size, kind, why, len) != 0)) {
+            if (at)
+                munmap(at, s->size);
+            status = -1;
+            break;
+        }
+        s->peer_base[pe] = at;
+    }
+    free(refs);
+    return status;
+}
+
+/* Appends to why the state of the hugetlb pool, which a heap of size bytes could not have. */
+static void add_hugetlb_pool(size_t size, char *why, size_t len)
+{
+    struct pg_page_probe p;
+    pg_pages_probe(&p);
+    size_t used = strlen(why);
+    snprintf(why + used, len - used,
+             "; a heap takes %zu hugetlb pages of %zu kB, %ld can be had (HugePages_Free %ld, "
+             "HugePages_Rsvd %ld, nr_overcommit_hugepages %ld; /proc/sys/vm/nr_hugepages sets "
+             "the pool)",
+             size / p.hugetlb_size, p.hugetlb_size >> 10, pg_pages_hugetlb_room(&p), p.hugetlb_free,
+             p.hugetlb_rsvd, p.hugetlb_overcommit);
+}
+
+/* Its last possible kind of pages failed: the heap cannot be set up. */
+static void heap_error(int kind, const char *why)
+{
+    if (kind == PG_HUGE_OFF)
+        fprintf(stderr, "pangea: shmem_init: symmetric heap: %s\n", why);
+    else
+        fprintf(stderr,
+                "pangea: shmem_init: PANGEA_HUGE_PAGES=%s cannot be honoured: %s. With "
+                "PANGEA_HUGE_PAGES=auto the heap falls back to the pages the node has\n",
+                PG_WORDS_HUGE_PAGES[kind], why);
+}
+
+/* One attempt, by every PE of my node together, at heaps of this kind: my object and mapping,
+ * then the peers' mappings. want: I take part (else I make the attempt fail); final: I have no
+ * other kind left, so my failure is an error, printed at once (before the node's other PEs
+ * end the job). 0, or -1 with the attempt undone and why. */
+static int try_heap(int kind, int want, int final, size_t page, char *why, size_t len)
+{
+    struct pg_segment *heap = &pg_segments[PG_SEG_HEAP];
+    struct object_ref mine = {heap->size, (int)getpid(), -1};
+    int fd = -1, status = -1;
+    if (want) {
+        fd = kind == PG_HUGE_OFF ? create_object(PG_SEG_HEAP, heap->size, why, len)
+                                 : create_memfd(kind, heap->size, why, len);
+        if (fd >= 0) {
+            mine.fd = kind == PG_HUGE_OFF ? -1 : fd;
+            /* Hugetlb pages are reserved by this mapping (no MAP_NORESERVE): too few fail here,
+             * not with SIGBUS at a first touch. */
+            int flags = kind == PG_HUGE_HUGETLB ? 0 : MAP_NORESERVE;
+            heap->base = map_aligned(heap->size, PG_HEAP_MAX_ALIGN, fd, flags, why, len);
+            if (!heap->base && kind == PG_HUGE_HUGETLB)
+                add_hugetlb_pool(heap->size, why, len);
+            if (heap->base && advise_heap(heap->base, heap->size, kind, why, len) == 0)
+                status = 0;
+        }
+        if (status != 0 && final)
+            heap_error(kind, why);
+    }
+    int failed = node_failure(status);
+    if (failed < 0) {
+        status = map_peers(PG_SEG_HEAP, &mine, page, kind, why, len);
+        if (status != 0 && final)
+            heap_error(kind, why);
+        failed = node_failure(status);
+    }
+    /* Mapped by the whole node, or given up: nobody opens my object any more. */
+    if (fd >= 0) {
+        if (kind == PG_HUGE_OFF) {
+            char name[96];
+            object_name(name, sizeof name, pg_world.me, PG_SEG_HEAP);
+            shm_unlink(name);
+        }
+        close(fd);
+    }
+    if (failed < 0)
+        return 0;
+    if (status == 0 && want) {
+        snprintf(why, len, "PE %d of this node could not have them (SHMEM_DEBUG tells why)",
+                 failed);
+        if (final)
+            heap_error(kind, why);
+    }
+    unmap_peers(PG_SEG_HEAP);
+    if (heap->base)
+        munmap(heap->base, heap->size);
+    heap->base = NULL;
+    return -1;
+}
+
+/* Sets up my heap with the best kind of pages that PANGEA_HUGE_PAGES allows and every PE of my
+ * node can have: hugetlb, thp, then base pages. 0, or -1 after printing why. */
+static int setup_heap(size_t heap_size)
+{
+    struct pg_page_probe probe;
+    pg_pages_probe(&probe);
+    int setting = (int)pg_cfg.huge_pages;
+    int last = setting == PG_HUGE_AUTO ? PG_HUGE_OFF : setting; /* no fallback after it */
+    int want[PG_HUGE_OFF + 1] = {0};
+    char why[PG_HUGE_OFF + 1][WHY_SIZE];
+    size_t page = probe.page;
+    for (int kind = PG_HUGE_HUGETLB; kind <= PG_HUGE_OFF; kind++) {
+        why[kind][0] = '\0';
+        want[kind] = (setting == PG_HUGE_AUTO || setting == kind) &&
+                     pg_pages_offered(&probe, kind, why[kind], WHY_SIZE);
+        if (want[kind] && pg_pages_size(&probe, kind) > page)
+            page = pg_pages_size(&probe, kind);
+    }
+    if (!want[last])
+        heap_error(last, why[last]);
+
+    /* Heaps in whole pages of the largest kind any PE may take: the same size everywhere keeps
+     * the allocator deterministic. */
+    long long mine = (long long)page, least, largest;
+    pg_boot_minmax(&mine, &least, &largest, 1);
+    pg_segments[PG_SEG_HEAP].size = pg_heap_segment_size(heap_size, (size_t)largest);
+
+    /* Every PE of the node makes every attempt, until one succeeds on all of them. */
+    heap_pages = -1;
+    heap_note[0] = '\0';
+    for (int kind = PG_HUGE_HUGETLB; kind <= PG_HUGE_OFF && heap_pages < 0; kind++) {
+        if (try_heap(kind, want[kind], kind == last, pg_pages_size(&probe, kind), why[kind],
+                     WHY_SIZE) == 0) {
+            heap_pages = kind;
+        } else if (setting == PG_HUGE_AUTO) {
+            size_t used = strlen(heap_note);
+            snprintf(heap_note + used, sizeof heap_note - used, "%s  not taken: %s: %s",
+                     used ? "\n" : "", PG_WORDS_HUGE_PAGES[kind], why[kind]);
+            pg_debug("symmetric heap: no %s pages: %s", PG_WORDS_HUGE_PAGES[kind], why[kind]);
+        }
+    }
+    if (heap_pages < 0)
+        return -1;
+    heap_page_size = pg_pages_size(&probe, heap_pages);
+    pg_debug("symmetric heap: %zu bytes, pages: %s (%zu kB)", pg_segments[PG_SEG_HEAP].size,
+             PG_WORDS_HUGE_PAGES[heap_pages], heap_page_size >> 10);
+    return 0;
+}
+
+/* How many PEs of the job got each kind of pages, for PE 0's SHMEM_INFO: one reduction. */
+static void count_heap_pages(void)
+{
+    struct pg_boot_stat stat[PG_HUGE_OFF + 1];
+    for (int kind = PG_HUGE_HUGETLB; kind <= PG_HUGE_OFF; kind++) {
+        double got = kind == heap_pages;
+        stat[kind] = (struct pg_boot_stat){got, got, got, 1};
+    }
+    pg_boot_reduce_stats(stat, PG_HUGE_OFF + 1);
+    for (int kind = PG_HUGE_HUGETLB; kind <= PG_HUGE_OFF; kind++)
+        pes_with[kind] = (int)stat[kind].sum;
+}
+
 int pg_memory_init(size_t heap_size)
 {
-    size_t page = page_size();
-    size_t user = (heap_size + page - 1) & ~(page - 1);
-    struct pg_segment *heap = &pg_segments[PG_SEG_HEAP];
-    heap->size = PG_INTERNAL_SIZE + user;
-    int fds[PG_SEG_COUNT] = {-1, -1};
-    int status = 0;
-
-    fds[PG_SEG_HEAP] = create_object(PG_SEG_HEAP, heap->size);
-    if (fds[PG_SEG_HEAP] < 0) {
-        status = -1;
-    } else {
-        heap->base = map_aligned(heap->size, PG_HEAP_MAX_ALIGN, fds[PG_SEG_HEAP]);
-        if (!heap->base)
-            status = -1;
-    }
+    if (setup_heap(heap_size) != 0)
+        return -1;
     pg_phase_end(PG_PHASE_HEAP_SEGMENT);
-    if (status == 0 && pg_cfg.static_map) {
-        if (remap_static_data(&fds[PG_SEG_DATA]) != 0)
-            status = -1;
+    int data_fd = -1;
+    int status = 0;
+    if (pg_cfg.static_map) {
+        status = remap_static_data(&data_fd);
         pg_phase_end(PG_PHASE_STATIC_DATA);
     }
-
-    /* Every PE of the node has created its objects; map the peers', then unlink ours. */
-    struct node_entry *node = node_exchange(&status);
-    for (int seg = 0; seg < PG_SEG_COUNT && status == 0; seg++)
-        if (map_peers(seg, node) != 0)
-            status = -1;
-    free(node);
-    status = node_agree(status);
-    for (int seg = 0; seg < PG_SEG_COUNT; seg++) {
-        if (fds[seg] >= 0) {
-            char name[96];
-            object_name(name, sizeof name, pg_world.me, seg);
-            shm_unlink(name);
-            close(fds[seg]);
-        }
+    if (node_failure(status) < 0) {
+        struct pg_segment *data = &pg_segments[PG_SEG_DATA];
+        struct object_ref mine = {data->size, (int)getpid(), -1};
+        char why[WHY_SIZE];
+        status = map_peers(PG_SEG_DATA, &mine, page_size(), PG_HUGE_OFF, why, sizeof why);
+        if (status != 0)
+            fprintf(stderr, "pangea: shmem_init: static data: %s\n", why);
+        status = node_failure(status) < 0 ? 0 : -1;
+    } else {
+        status = -1;
+    }
+    if (data_fd >= 0) {
+        char name[96];
+        object_name(name, sizeof name, pg_world.me, PG_SEG_DATA);
+        shm_unlink(name);
+        close(data_fd);
     }
     pg_phase_end(PG_PHASE_PEER_MAPPING);
     if (status != 0)
         return -1;
+    count_heap_pages();
     internal_used = 0;
-    pg_heap_setup(heap->base, user);
+    struct pg_segment *heap = &pg_segments[PG_SEG_HEAP];
+    pg_heap_setup(heap->base, heap->size - PG_INTERNAL_SIZE);
     return 0;
 }
 
@@ -292,28 +506,37 @@ void pg_mem_exchange_bases(void)
     pg_boot_allgather(mine, spans, sizeof mine);
 }
 
+void pg_memory_print(void *stream)
+{
+    FILE *out = stream;
+    fprintf(out, "symmetric heap: %zu bytes per PE (and %zu internal), PANGEA_HUGE_PAGES=%s:",
+            pg_segments[PG_SEG_HEAP].size - PG_INTERNAL_SIZE, PG_INTERNAL_SIZE,
+            PG_WORDS_HUGE_PAGES[pg_cfg.huge_pages]);
+    const char *sep = " ";
+    for (int kind = PG_HUGE_HUGETLB; kind <= PG_HUGE_OFF; kind++) {
+        if (pes_with[kind] == 0)
+            continue;
+        fprintf(out, "%s%s on %s%d PE%s", sep, PG_WORDS_HUGE_PAGES[kind],
+                pes_with[kind] == pg_world.npes ? "all " : "", pes_with[kind],
+                pes_with[kind] > 1 ? "s" : "");
+        sep = ", ";
+    }
+    fprintf(out, " (PE %d: %s, %zu kB pages)\n%s%s", pg_world.me, PG_WORDS_HUGE_PAGES[heap_pages],
+            heap_page_size >> 10, heap_note, heap_note[0] ? "\n" : "");
+}
+
 void pg_memory_fini(void)
 {
     free(spans);
     spans = NULL;
     for (int seg = 0; seg < PG_SEG_COUNT; seg++) {
         struct pg_segment *s = &pg_segments[seg];
-        if (s->peer_base) {
-            for (int pe = 0; pe < pg_world.npes; pe++)
-                if (s->peer_base[pe] && s->peer_base[pe] != s->base)
-                    munmap(s->peer_base[pe], s->size);
-            free(s->peer_base);
-        }
+        unmap_peers(seg);
         /* The data segment stays mapped in place: it *is* the program's static data. */
         if (seg == PG_SEG_HEAP && s->base)
             munmap(s->base, s->size);
         memset(s, 0, sizeof *s);
     }
-}
-
-size_t pg_mem_internal_size(void)
-{
-    return PG_INTERNAL_SIZE;
 }
 
 size_t pg_mem_table_bytes(size_t npes)

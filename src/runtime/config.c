@@ -19,13 +19,14 @@ struct tunable {
     const char *def;
     const char *meaning;
     long long *value;
+    const char *const *words; /* of a choice kind */
 };
 
 #define TUNABLE_COUNT (sizeof tunables / sizeof tunables[0])
 
 static const struct tunable tunables[] = {
 #define PG_TUNABLE_ROW(field, kind, env, def, meaning) \
-    {env, PG_KIND_##kind, def, meaning, &pg_cfg.field},
+    {env, PG_KIND_##kind, def, meaning, &pg_cfg.field, PG_WORDS_##kind},
     PG_TUNABLES(PG_TUNABLE_ROW)
 #undef PG_TUNABLE_ROW
 };
@@ -104,8 +105,37 @@ static int parse_value(const struct tunable *t, const char *text, long long *out
         *out = !(strcmp(text, "0") == 0 || strcasecmp(text, "no") == 0 ||
                  strcasecmp(text, "off") == 0 || strcasecmp(text, "false") == 0);
         return 0;
+    case PG_KIND_CHOICE:
+        for (long long i = 0; t->words[i]; i++) {
+            if (strcasecmp(text, t->words[i]) == 0) {
+                *out = i;
+                return 0;
+            }
+        }
+        return -1;
     }
     return -1;
+}
+
+/* What a valid value of t looks like, for the message about an invalid one: the words of a
+ * choice, else the meaning. */
+static const char *valid_values(const struct tunable *t, char *text, size_t size)
+{
+    if (t->kind != PG_KIND_CHOICE)
+        return t->meaning;
+    size_t used = (size_t)snprintf(text, size, "one of");
+    for (size_t i = 0; t->words[i] && used < size; i++)
+        used += (size_t)snprintf(text + used, size - used, "%s %s", i ? "," : "", t->words[i]);
+    return text;
+}
+
+/* The value as the user writes it: the word of a choice, else the number. */
+static const char *value_text(const struct tunable *t, char *text, size_t size)
+{
+    if (t->kind == PG_KIND_CHOICE)
+        return t->words[*t->value];
+    snprintf(text, size, "%lld", *t->value);
+    return text;
 }
 
 static const char *lookup_env(const char *name)
@@ -209,8 +239,9 @@ static int read_tuning_file(FILE *f, const char *path, long long *values, int *s
         }
         size_t i = (size_t)(t - tunables);
         if (parse_value(t, value, &values[i]) != 0) {
+            char valid[256];
             fprintf(stderr, "pangea: tuning file %s line %d: invalid value '%s' for key %s (%s)\n",
-                    path, number, value, key, t->meaning);
+                    path, number, value, key, valid_values(t, valid, sizeof valid));
             problems++;
             continue;
         }
@@ -282,8 +313,9 @@ int pg_config_load(void)
         if (!text)
             continue;
         if (parse_value(t, text, t->value) != 0) {
+            char valid[256];
             fprintf(stderr, "pangea: shmem_init: invalid value '%s' for %s (%s)\n", text, t->env,
-                    t->meaning);
+                    valid_values(t, valid, sizeof valid));
             status = -1;
         }
         sources[i] = PG_SOURCE_ENV;
@@ -325,7 +357,8 @@ void pg_config_print(void *stream)
     fprintf(out, "%-28s %-12s %-8s %-10s %s\n", "variable", "value", "from", "default", "meaning");
     for (size_t i = 0; i < TUNABLE_COUNT; i++) {
         const struct tunable *t = &tunables[i];
-        fprintf(out, "%-28s %-12lld %-8s %-10s %s\n", t->env, *t->value, source_names[sources[i]],
-                t->def, t->meaning);
+        char value[32];
+        fprintf(out, "%-28s %-12s %-8s %-10s %s\n", t->env, value_text(t, value, sizeof value),
+                source_names[sources[i]], t->def, t->meaning);
     }
 }

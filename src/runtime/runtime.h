@@ -9,10 +9,14 @@
 #define PG_VERSION_STRING "0.1.0"
 
 /* The tunables: X(field, kind, environment name, default, meaning).
- * kind: SIZE (the OpenSHMEM size grammar), INT, BOOL. */
+ * kind: SIZE (the OpenSHMEM size grammar), INT, BOOL, or a choice kind K: one word of the list
+ * PG_WORDS_K (case-insensitive), the value being the word's index (below the table). */
 #define PG_TUNABLES(X)                                                                         \
     X(symmetric_size, SIZE, "SHMEM_SYMMETRIC_SIZE", "256M",                                    \
       "Symmetric heap bytes per PE (k/m/g/t suffixes, decimals allowed)")                      \
+    X(huge_pages, HUGE_PAGES, "PANGEA_HUGE_PAGES", "auto",                                     \
+      "Pages of the symmetric heap: hugetlb, thp (transparent huge pages), off (4 KiB) or "    \
+      "auto (the first of these the node offers); an explicit kind it cannot have stops init") \
     X(debug, BOOL, "SHMEM_DEBUG", "0",                                                         \
       "Check every argument; a bad one stops the job with a message naming the call")          \
     X(info, BOOL, "SHMEM_INFO", "0", "Print the tunables and their values at startup (PE 0)")  \
@@ -66,7 +70,18 @@
 
 #define PG_OVERSUBSCRIBED_SPIN_COUNT 50
 
-enum pg_tunable_kind { PG_KIND_SIZE, PG_KIND_INT, PG_KIND_BOOL };
+enum pg_tunable_kind { PG_KIND_SIZE, PG_KIND_INT, PG_KIND_BOOL, PG_KIND_CHOICE };
+
+/* Choice kinds: PG_KIND_K names PG_KIND_CHOICE, PG_WORDS_K lists the words (NULL-terminated,
+ * in the order of the enumerators); the other kinds have no words. */
+#define PG_WORDS_SIZE NULL
+#define PG_WORDS_INT NULL
+#define PG_WORDS_BOOL NULL
+
+/* PANGEA_HUGE_PAGES. Also names the kind of pages a heap got (hugetlb, thp or off). */
+enum pg_huge_pages { PG_HUGE_AUTO, PG_HUGE_HUGETLB, PG_HUGE_THP, PG_HUGE_OFF };
+#define PG_KIND_HUGE_PAGES PG_KIND_CHOICE
+#define PG_WORDS_HUGE_PAGES ((const char *const[]){"auto", "hugetlb", "thp", "off", NULL})
 
 struct pg_config {
 #define PG_CONFIG_FIELD(field, kind, env, def, meaning) long long field;

@@ -17,6 +17,7 @@ struct pg_net_ep {
     struct fid_cq *cq;
     struct fid_av *av;
     const char *role;
+    size_t max_message; /* FI_OPT_MIN_MULTI_RECV */
 };
 
 struct pg_net_mr {
@@ -209,6 +210,7 @@ struct pg_net_ep *pg_net_ep_open(const char *role, size_t max_message)
     if (!e)
         pg_fatal("transport", "out of memory");
     e->role = role;
+    e->max_message = max_message;
     struct fi_cq_attr cq_attr = {
         .format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_UNSPEC, .size = 1024};
     struct fi_av_attr av_attr = {.type = FI_AV_TABLE};
@@ -284,11 +286,13 @@ void pg_net_sendv(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov, vo
     }
 }
 
-void pg_net_post_multi_recv(struct pg_net_ep *e, void *buf, size_t len, void *desc, void *context)
+void pg_net_post_multi_recv(struct pg_net_ep *e, struct pg_net_multi_recv *m, void *buf, size_t len,
+                            void *desc)
 {
+    *m = (struct pg_net_multi_recv){.buf = buf, .len = len};
     struct iovec iov = {buf, len};
     struct fi_msg msg = {
-        .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .context = context};
+        .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .context = m};
     for (;;) {
         ssize_t rc = fi_recvmsg(e->ep, &msg, FI_MULTI_RECV);
         if (rc == 0)
@@ -363,6 +367,23 @@ void pg_net_rma(struct pg_net_ep *e, int write, fi_addr_t peer, void *buf, size_
     }
 }
 
+/* A message completed in m (len 0: none), or the provider gave m back: whether m is now free.
+ * Messages are placed one after another, each only where the whole of a largest message fits
+ * (FI_OPT_MIN_MULTI_RECV): when the completed ones tile m up to a point where no other fits,
+ * none is still arriving. */
+static int multi_recv_done(const struct pg_net_ep *e, struct pg_net_multi_recv *m, const char *buf,
+                           size_t len, int released)
+{
+    if (len) {
+        size_t end = (size_t)(buf - m->buf) + len;
+        m->landed += len;
+        if (end > m->reached)
+            m->reached = end;
+    }
+    m->released |= released;
+    return m->released && m->landed == m->reached && m->len - m->reached < e->max_message;
+}
+
 static int convert(struct pg_net_ep *e, ssize_t n, struct fi_cq_data_entry *entries,
                    struct pg_net_event *events)
 {
@@ -376,13 +397,16 @@ static int convert(struct pg_net_ep *e, ssize_t n, struct fi_cq_data_entry *entr
     }
     OFI_CHECK(n, "fi_cq_read");
     for (ssize_t i = 0; i < n; i++) {
+        const struct fi_cq_data_entry *c = &entries[i];
+        int is_recv = (c->flags & (FI_RECV | FI_MULTI_RECV)) != 0;
         events[i] = (struct pg_net_event){
-            .context = entries[i].op_context,
-            .buf = entries[i].buf,
-            .len = entries[i].len,
-            .is_recv = (entries[i].flags & FI_RECV) != 0,
-            .is_rma = (entries[i].flags & FI_RMA) != 0,
-            .buffer_done = (entries[i].flags & FI_MULTI_RECV) != 0,
+            .context = c->op_context,
+            .buf = c->buf,
+            .len = c->len,
+            .is_recv = is_recv,
+            .is_rma = (c->flags & FI_RMA) != 0,
+            .buffer_done = is_recv && multi_recv_done(e, c->op_context, c->buf, c->len,
+                                                      (c->flags & FI_MULTI_RECV) != 0),
         };
     }
     return (int)n;

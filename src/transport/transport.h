@@ -39,9 +39,23 @@ fi_addr_t pg_net_av_insert(struct pg_net_ep *ep, const void *addr);
  * sends of at most the inject size with context NULL, which complete at once. */
 void pg_net_sendv(struct pg_net_ep *ep, fi_addr_t to, const struct iovec *iov, void **desc,
                   size_t count, void *context);
-/* Posts a buffer that receives many messages (FI_MULTI_RECV); it completes with the
- * FI_MULTI_RECV flag when it is used up and must then be posted again. */
-void pg_net_post_multi_recv(struct pg_net_ep *ep, void *buf, size_t len, void *desc, void *context);
+/* A buffer that receives many messages (FI_MULTI_RECV), one after another; its first member
+ * is the context of their completions. It is reported used up (buffer_done) once the provider
+ * has given it back *and* every message placed in it has completed: libfabric's tcp path
+ * before 1.20 flags the message placed last, while one placed earlier by another connection
+ * may still be arriving (ofiwg/libfabric#9420); posting the buffer again then would let new
+ * messages overwrite it. */
+struct pg_net_multi_recv {
+    struct fi_context ctx;
+    char *buf;
+    size_t len;
+    size_t landed;  /* bytes of the messages completed in it */
+    size_t reached; /* where the furthest of them ends */
+    int released;   /* the provider gave it back */
+};
+/* Posts (or posts again, once used up) buf[0, len) through m. */
+void pg_net_post_multi_recv(struct pg_net_ep *ep, struct pg_net_multi_recv *m, void *buf,
+                            size_t len, void *desc);
 
 /* Memory registration. The modes of the provider are probed, never assumed: where it needs
  * local buffers registered (FI_MR_LOCAL, or PANGEA_REGISTER_LOCAL to exercise that path),
@@ -71,7 +85,7 @@ struct pg_net_event {
     size_t len; /* received length (receives) */
     int is_recv;
     int is_rma;      /* an RMA read or write completed */
-    int buffer_done; /* a multi-receive buffer is used up: post it again */
+    int buffer_done; /* its multi-receive buffer is used up: post it again */
 };
 
 /* Up to max completions without blocking; returns how many. */

@@ -146,6 +146,18 @@ int main(void)
                                 "PANGEA_PIPELINE_BUFFERS");
     expect_defaults("bad value");
 
+    /* A choice: a word of its list, in any case; another word names the list. */
+    unsetenv("PANGEA_HUGE_PAGES");
+    EXPECT(load(write_file("choice.conf", "PANGEA_HUGE_PAGES = THP\n")) == 0 &&
+               pg_cfg.huge_pages == PG_HUGE_THP &&
+               pg_config_source("PANGEA_HUGE_PAGES") == PG_SOURCE_FILE,
+           "choice: value %lld, warnings %s", pg_cfg.huge_pages, messages);
+    load(write_file("badchoice.conf", "PANGEA_HUGE_PAGES = maybe\n"));
+    expect_message("bad choice", "badchoice.conf line 1: invalid value 'maybe' for key "
+                                 "PANGEA_HUGE_PAGES (one of auto, hugetlb, thp, off)");
+    EXPECT(pg_cfg.huge_pages == PG_HUGE_AUTO, "bad choice: value %lld, want auto's",
+           pg_cfg.huge_pages);
+
     load(write_file("syntax.conf", "PANGEA_PIPELINE_BUFFERS 6\n"));
     expect_message("no '='", "syntax.conf line 1: expected 'KEY = VALUE'");
     expect_defaults("no '='");
@@ -165,8 +177,8 @@ int main(void)
     EXPECT(messages[0] == '\0' && pg_config_tuning()->path[0] == '\0', "empty path: %s", messages);
     expect_defaults("empty path");
 
-    const char *names[] = {"good.conf",   "unknown.conf", "bad.conf",
-                           "syntax.conf", "host.conf",    "stderr"};
+    const char *names[] = {"good.conf",      "unknown.conf", "bad.conf",  "choice.conf",
+                           "badchoice.conf", "syntax.conf",  "host.conf", "stderr"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char p[128];
         snprintf(p, sizeof p, "%s/%s", dir, names[i]);
