@@ -38,14 +38,14 @@ static int footprint(const char *npes_text, const char *ppn_text)
     /* On one node every PE is reached by load/store: no client, no server. */
     struct pg_pipe_counts pn = pg_pipe_worst(npes, ppn);
     struct pg_pipe_bytes client = pn.nnodes > 1 ? pg_pipe_model(&pn) : (struct pg_pipe_bytes){0};
-    size_t tables =
-        pg_boot_table_bytes(npes, ppn) + pg_mem_table_bytes(npes) + pg_coll_table_bytes(npes);
+    size_t tables = pg_boot_table_bytes(npes, ppn) + pg_mem_table_bytes(npes, ppn) +
+                    pg_coll_table_bytes(npes, ppn);
     struct pg_ds_server_counts sn = pg_ds_server_worst(npes, ppn);
     struct pg_ds_server_bytes server =
         pn.nnodes > 1 ? pg_ds_server_model(&sn) : (struct pg_ds_server_bytes){0};
-    size_t internal = pg_coll_internal_bytes(npes);
+    size_t internal = PG_INTERNAL_BASE + pg_coll_internal_bytes(npes, ppn);
     printf("npes %zu\npes_per_node %zu\nnodes %zu\n", npes, ppn, pn.nnodes);
-    printf("per_pe_bytes %zu\n", client.total + tables);
+    printf("per_pe_bytes %zu\n", client.total + tables + internal);
     printf("per_pe_client_bytes %zu\n", client.total);
     printf("per_pe_client_send_region_bytes %zu\n", client.send_region);
     printf("per_pe_client_reply_bytes %zu\n", client.replies);
@@ -56,8 +56,10 @@ static int footprint(const char *npes_text, const char *ppn_text)
     printf("per_pe_client_direct_rma_regions_bytes %zu\n", client.regions);
     printf("per_pe_tables_bytes %zu\n", tables);
     printf("per_pe_world_table_bytes %zu\n", pg_boot_table_bytes(npes, ppn));
-    printf("per_pe_segment_table_bytes %zu\n", pg_mem_table_bytes(npes));
-    printf("per_pe_collective_table_bytes %zu\n", pg_coll_table_bytes(npes));
+    printf("per_pe_segment_table_bytes %zu\n", pg_mem_table_bytes(npes, ppn));
+    printf("per_pe_collective_table_bytes %zu\n", pg_coll_table_bytes(npes, ppn));
+    printf("per_pe_internal_area_bytes %zu\n", internal);
+    printf("per_pe_collective_channel_bytes %zu\n", pg_coll_internal_bytes(npes, ppn));
     printf("per_node_server_bytes %zu\n", server.total);
     printf("server_pool_bytes %zu\n", server.pool);
     printf("server_pool_start_bytes %zu\n", pn.nnodes > 1 ? 2 * pg_ds_segment_bytes() : 0);
@@ -65,9 +67,6 @@ static int footprint(const char *npes_text, const char *ppn_text)
     printf("server_table_bytes %zu\n", server.tables);
     printf("server_source_records_bytes %zu\n", server.sources);
     printf("server_arrivals_bytes %zu\n", server.arrivals);
-    printf("internal_area_used_bytes %zu\n", internal);
-    printf("internal_area_bytes %zu\n", PG_INTERNAL_SIZE);
-    printf("internal_area_fits %s\n", internal <= PG_INTERNAL_SIZE ? "yes" : "no");
     return 0;
 }
 

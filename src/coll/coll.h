@@ -1,14 +1,14 @@
 /* coll: teams and collective operations — sync, broadcast, collect, fcollect, alltoall[s],
  * reductions and scans — over any team, including the active sets of the legacy API.
  *
- * Every collective is built on one primitive, a signal channel per team and ordered pair of
- * world PEs: PE a's signals to PE b add 1 to b's flag for a in the team's channel set (a
- * load/store on the node, an AMO through the data server off the node), and b waits until that
- * flag reaches the count it expects. Flags only grow, so they never need resetting. Each team
- * has a channel set of its own, agreed on when it is created, so threads may run collectives
- * on different teams at the same time (SHMEM_THREAD_MULTIPLE); the active sets of the legacy
- * API share one set, so their collectives interleave freely with any pSync as long as each
- * pair of PEs issues them in the same order (and from one thread at a time). */
+ * Every collective is built on one primitive, a signal channel per team: member a's signals
+ * to member b add 1 to b's flag for a in the team's channel (a load/store on the node, an AMO
+ * through the data server off the node), and b waits until that flag holds the count it
+ * expects, then takes them off. Each team has a channel of its own, sized by the team and at
+ * the same place on every member, so threads may run collectives on different teams at the
+ * same time (SHMEM_THREAD_MULTIPLE); the active sets of the legacy API share one, indexed by
+ * world PE, so their collectives interleave freely with any pSync as long as each pair of PEs
+ * issues them in the same order (and from one thread at a time). */
 #ifndef PG_COLL_H
 #define PG_COLL_H
 
@@ -21,7 +21,15 @@ struct pangea_team {
     int num_contexts;        /* contexts requested at creation (SHMEM_TEAM_NUM_CONTEXTS) */
     int live_contexts;       /* contexts created from it and not destroyed */
     int predefined;          /* WORLD or SHARED: not destroyable */
-    int channel;             /* its channel set (PG_CHANNEL_*, or a user team's own) */
+    /* Its signal channel (internal symmetric memory): flags, collect sizes and reduction slots
+     * (slot_size bytes each) for channel_capacity senders, indexed by team index, or by world
+     * PE when channel_by_world. */
+    struct pg_coll_channel *channel;
+    size_t channel_capacity;
+    int channel_by_world;
+    char *slots;
+    size_t slot_size;
+    size_t arena_at; /* a split team's place in the split arena */
     /* Node layout for the two-level algorithms, as team indices in ascending order. */
     int nlocal, *local;     /* the members on my node; local[0] is my node's leader */
     int nleaders, *leaders; /* the first member of every node the team spans */
@@ -29,25 +37,27 @@ struct pangea_team {
     int my_leader;          /* my place in leaders[] (-1 unless I lead my node) */
 };
 
-/* Channel sets: the world (SHMEM_TEAM_WORLD and the library's own syncs), SHARED, the legacy
- * active sets, then one per live team created by a split. */
-enum { PG_CHANNEL_WORLD, PG_CHANNEL_SHARED, PG_CHANNEL_ACTIVE_SET, PG_CHANNEL_FIRST_SPLIT };
+/* The channels allocated at init: the world (SHMEM_TEAM_WORLD, ARMCI's and the library's own
+ * syncs), SHARED, the legacy active sets. Teams created by a split take theirs from the split
+ * arena, which holds up to PG_MAX_TEAMS live teams per PE (and members to about the job's size
+ * in all: docs/scaling.md). */
+enum pg_channel { PG_CHANNEL_WORLD, PG_CHANNEL_SHARED, PG_CHANNEL_ACTIVE_SET, PG_CHANNEL_FIXED };
 #define PG_MAX_TEAMS 64
-#define PG_COLL_CHANNELS (PG_CHANNEL_FIRST_SPLIT + PG_MAX_TEAMS)
 
-/* Allocates the signal flags (internal symmetric memory). Collective over the world. */
+/* Allocates the channels (internal symmetric memory). Collective over the world. */
 int pg_coll_init(void);
-/* What the signal channels of a job of npes PEs take: in the internal symmetric area (flags,
- * collect sizes and reduction slots of every channel) and in private memory (the counts of
- * signals consumed), per PE. Both grow with npes (pangea-info --footprint). */
-size_t pg_coll_internal_bytes(size_t npes);
-size_t pg_coll_table_bytes(size_t npes);
+/* What the channels of a job of npes PEs, at most max_local on a node, take in the internal
+ * symmetric area, and the private memory of the world-wide teams' node layouts, per PE
+ * (pangea-info --footprint; the runtime sizes the internal area with the first). */
+size_t pg_coll_internal_bytes(size_t npes, size_t max_local);
+size_t pg_coll_table_bytes(size_t npes, size_t max_local);
 void pg_coll_fini(void);
 
 /* Describes the team of world PEs start + i*stride, i < size (strides may be negative), as
- * seen by the calling PE, on channel set PG_CHANNEL_WORLD. Local only. 0, or -1 when out of
- * memory. */
+ * seen by the calling PE, on the world channel. Local only. 0, or -1 when out of memory. */
 int pg_team_init(struct pangea_team *team, int start, int stride, int size);
+/* Puts the team on one of the channels allocated at init (it must fit). */
+void pg_team_use_channel(struct pangea_team *team, enum pg_channel which);
 void pg_team_fini(struct pangea_team *team);
 
 static inline int pg_team_pe(const struct pangea_team *team, int index)
@@ -61,10 +71,11 @@ int pg_team_index(const struct pangea_team *team, int world_pe);
  * (size 0: none; the triplets of different callers are identical or disjoint). Returns 0 on
  * every parent member with *team the new team (NULL for a PE outside it), or -1 on every parent
  * member when any of them could not create it (the per-PE limit of PG_MAX_TEAMS live teams,
- * or memory). Splits of different parents may run in different threads at once. */
+ * no room in the split arena, or memory). Splits of different parents may run in different threads
+ * at once. */
 int pg_team_split(struct pangea_team *parent, int start, int stride, int size,
                   struct pangea_team **team);
-/* Collective over the team: completes the signals in flight and frees it. */
+/* Collective over the team, after its last collective: frees it. */
 void pg_team_destroy(struct pangea_team *team);
 
 /* All members arrive before any leaves; stores made before are visible after. Completes no

@@ -8,22 +8,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A channel set: the library-internal symmetric memory of one team's collectives. */
+/* The head of a channel: the library-internal symmetric memory of one team's collectives. */
 struct pg_coll_channel {
-    uint64_t word; /* a value this PE publishes before a sync (collect sizes, team agreement) */
-    char pad[64 - sizeof(uint64_t)];
-    uint64_t flag[]; /* [npes]: signals received from each world PE so far */
+    uint64_t word[2]; /* values this PE publishes before a sync (collect sizes, team agreement) */
+    char pad[64 - 2 * sizeof(uint64_t)];
+    uint64_t flag[]; /* [channel_capacity]: signals received from each sender, not yet taken */
 };
-struct pg_coll_channel *pg_coll_channel(const struct pangea_team *team);
-/* The channel set's [npes] words after the flags: a leader's table of the members' sizes
- * (by world PE) in the two-level collect. */
+/* A sender's place in the team's channel: its team index, or its world PE for the active sets;
+ * and how far apart the places of consecutive team members are. */
+size_t pg_coll_index(const struct pangea_team *team, int world_pe);
+size_t pg_coll_index_step(const struct pangea_team *team);
+/* The channel's [channel_capacity] words after the flags: a leader's table of the members'
+ * sizes (by place) in the two-level collect. */
 uint64_t *pg_coll_sizes(const struct pangea_team *team);
 
 /* Symmetric landing slots for small reductions: the team's slot for world PE sender
- * (pg_coll_slot_size bytes) receives what that PE sends this PE. A sender writes its slot
+ * (team->slot_size bytes) receives what that PE sends this PE. A sender writes its slot
  * again only after the receiver has answered, so the slots need no other flow control. */
 char *pg_coll_slot(const struct pangea_team *team, int sender);
-extern size_t pg_coll_slot_size;
+
+/* The split arena. A split team of `size` members takes pg_coll_split_bytes(size) bytes of it,
+ * at an offset agreed by the parent; a free range of it is all zero, and a team clears its
+ * range (locally, once its collectives are done) when it is destroyed. */
+size_t pg_coll_split_bytes(int size);
+size_t pg_coll_arena_size(void);
+void pg_coll_split_attach(struct pangea_team *team, size_t at);
+void pg_coll_split_clear(struct pangea_team *team);
+/* Forgets the ranges held by the teams of an earlier init (the arena is new and zero). */
+void pg_coll_arena_reset(void);
 
 /* Alltoall blocks to a node's PEs that add up to this many bytes are copied past the cache
  * (PANGEA_COLL_STREAM, by default the largest cache of this PE's core, normally the last level
@@ -39,7 +51,7 @@ void pg_coll_notify(const struct pangea_team *team, int pe);
  * the data once it has seen the signal. */
 void pg_coll_put_notify(const struct pangea_team *team, void *dest, const void *src, size_t len,
                         int pe);
-/* Waits for `count` more signals of the team's channel from world PE pe. */
+/* Waits for `count` more signals of the team's channel from world PE pe, and takes them. */
 void pg_coll_wait(const struct pangea_team *team, int pe, uint64_t count);
 
 /* A member's copy of the symmetric range [addr, addr+len): a pointer into it when the member

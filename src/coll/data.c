@@ -193,17 +193,18 @@ void pg_coll_fcollect(struct pangea_team *team, void *dest, const void *source, 
  * for their offsets; the leaders exchange their nodes' sizes; then the blocks move like
  * fcollect's: on the node member to member, between nodes leader to leader (a node's blocks in
  * one put per run of consecutive members), and each leader hands on the other nodes' blocks.
- * The table is read into offsets before any block leaves a leader, and a PE's entry (indexed
- * by world PE, so that the active sets, which share a channel set, do not overlap) is written
- * for its next collect only after it has received those blocks. */
+ * The table is read into offsets before any block leaves a leader, and a PE's entry (at its
+ * place, by world PE for the active sets, which share a channel, so that they do not overlap) is
+ * written for its next collect only after it has received those blocks. */
 static void collect_nodes(struct pangea_team *team, char *dest, const void *source, size_t nbytes)
 {
     int me = team->my_pe, n = team->size, nl = team->nleaders;
     int leader = pg_team_pe(team, team->local[0]);
-    uint64_t *word = &pg_coll_channel(team)->word;
+    uint64_t *word = team->channel->word;
     if (me != team->local[0]) {
         uint64_t *table = pg_mem_peer_ptr(pg_coll_sizes(team), leader);
-        __atomic_store_n(&table[pg_world.me], (uint64_t)nbytes, __ATOMIC_RELAXED);
+        __atomic_store_n(&table[pg_coll_index(team, pg_world.me)], (uint64_t)nbytes,
+                         __ATOMIC_RELAXED);
         pg_coll_notify(team, leader);
         pg_coll_wait(team, leader, 1); /* my offset, in my word */
         char *mine = dest + __atomic_load_n(word, __ATOMIC_RELAXED);
@@ -212,22 +213,22 @@ static void collect_nodes(struct pangea_team *team, char *dest, const void *sour
         return;
     }
     uint64_t *table = pg_coll_sizes(team);
-    table[pg_world.me] = nbytes;
+    table[pg_coll_index(team, pg_world.me)] = nbytes;
     for (int l = 1; l < team->nlocal; l++)
         pg_coll_wait(team, pg_team_pe(team, team->local[l]), 1);
     int rank = team->my_leader;
     for (int k = 1; k < nl; k++) {
         int other = pg_team_pe(team, team->leaders[(rank + k) % nl]);
         for (int l = 0; l < team->nlocal; l = run_end(team, l) + 1) {
-            /* A run of members is every |stride|-th entry from the lower world PE on. */
-            int first = pg_team_pe(team, team->local[l]);
-            int last = pg_team_pe(team, team->local[run_end(team, l)]);
+            /* A run of members is every step-th entry from the lower place on. */
+            size_t first = pg_coll_index(team, pg_team_pe(team, team->local[l]));
+            size_t last = pg_coll_index(team, pg_team_pe(team, team->local[run_end(team, l)]));
             uint64_t *run = &table[first < last ? first : last];
             struct pg_strided shape = {.levels = 1};
             shape.count[0] = sizeof *run;
             shape.count[1] = (size_t)(run_end(team, l) - l + 1);
             shape.dst_stride[0] = shape.src_stride[0] =
-                (ptrdiff_t)sizeof *run * (team->stride < 0 ? -team->stride : team->stride);
+                (ptrdiff_t)(sizeof *run * pg_coll_index_step(team));
             pg_put_strided(&pg_coll_ctx, run, run, &shape, other);
         }
         pg_fence(&pg_coll_ctx); /* the sizes before the signal */
@@ -238,7 +239,9 @@ static void collect_nodes(struct pangea_team *team, char *dest, const void *sour
     size_t offset[n + 1];
     offset[0] = 0;
     for (int j = 0; j < n; j++)
-        offset[j + 1] = offset[j] + __atomic_load_n(&table[pg_team_pe(team, j)], __ATOMIC_RELAXED);
+        offset[j + 1] =
+            offset[j] +
+            __atomic_load_n(&table[pg_coll_index(team, pg_team_pe(team, j))], __ATOMIC_RELAXED);
     for (int l = 1; l < team->nlocal; l++) {
         int member = pg_team_pe(team, team->local[l]);
         __atomic_store_n((uint64_t *)pg_mem_peer_ptr(word, member),
@@ -282,7 +285,7 @@ void pg_coll_collect(struct pangea_team *team, void *dest, const void *source, s
         return;
     }
     /* Publish my size, sync, read everyone's to find my offset. */
-    uint64_t *word = &pg_coll_channel(team)->word;
+    uint64_t *word = team->channel->word;
     __atomic_store_n(word, (uint64_t)nbytes, __ATOMIC_RELAXED);
     pg_team_sync(team);
     size_t offset = 0;

@@ -85,7 +85,7 @@ void pg_coll_reduce(struct pangea_team *team, void *dest, const void *source, si
         memmove(dest, source, bytes);
         return;
     }
-    if (bytes <= pg_coll_slot_size) {
+    if (bytes <= team->slot_size) {
         reduce_gathered(team, dest, source, count, elem, combine);
         return;
     }

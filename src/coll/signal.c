@@ -1,6 +1,13 @@
-/* Signal channels: a team's signals from PE a to PE b add 1 to b's flag[a] in the team's
- * channel set; b remembers how many it has consumed. Adding (not storing a sequence number)
- * keeps counts exact even when off-node AMOs complete out of order. */
+/* Signal channels: a team's signals from member a to member b add 1 to b's flag for a in the
+ * team's channel, and b takes them off again (an atomic subtraction) when it waits for them.
+ * Adding keeps counts exact even when off-node AMOs complete out of order; taking them off
+ * leaves the flags of a finished collective at zero, so a channel needs no private count per
+ * sender and a destroyed team's channel is zero, ready for the next team.
+ *
+ * A channel sized for `capacity` senders is the published words, the flags, the collect sizes
+ * (capacity words each) and the reduction slots (capacity slots). The world and SHARED
+ * channels are indexed by team index, the active sets' by world PE; split teams take theirs
+ * from the split arena, sized by the team. All of it is internal symmetric memory. */
 #include "coll_internal.h"
 
 #include "atomics/atomics.h"
@@ -11,19 +18,26 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 struct pangea_ctx pg_coll_ctx;
-size_t pg_coll_slot_size;
 size_t pg_coll_stream_bytes;
-static char *channels; /* PG_COLL_CHANNELS channel states, channel_stride bytes apart */
-static size_t channel_stride;
-static char *slots;        /* [channel][sender PE]: pg_coll_slot_size bytes each */
-static uint64_t *consumed; /* [channel][sender PE]: signals that a wait has accounted for */
+static char *fixed[PG_CHANNEL_FIXED]; /* the world, SHARED and active-set channels */
+static size_t fixed_capacity[PG_CHANNEL_FIXED];
+static char *arena;
+static size_t arena_size;
 static struct pangea_team world;
 
-/* The landing slots of all channels share this much internal symmetric memory. */
-#define SLOT_BUDGET ((size_t)2 << 20)
+/* The reduction slots of a channel take at most this much: the fixed channels', and a split
+ * team's. Past it the slots shrink, and reductions larger than a slot take the path without
+ * them. */
+#define FIXED_SLOT_BUDGET ((size_t)256 << 10)
+#define SPLIT_SLOT_BUDGET ((size_t)64 << 10)
+/* The split arena holds live split teams of this many members in all (or of npes, when that
+ * is more), and this much of their reduction slots. */
+#define ARENA_MIN_MEMBERS 4096
+#define ARENA_SLOT_ROOM ((size_t)1 << 20)
 
 /* From sysfs, which describes the caches this machine (or VM) has; glibc's sysconf reports
  * the host's in some VMs (384 MiB of L3 for a VM given 32 MiB). */
@@ -52,41 +66,104 @@ static size_t largest_cache(void)
     return largest;
 }
 
-/* Each channel holds the flags, then the collect sizes, npes words each. */
-static size_t channel_bytes(size_t npes)
+static size_t round64(size_t bytes)
 {
-    return sizeof(struct pg_coll_channel) + 2 * ((npes * sizeof(uint64_t) + 63) & ~(size_t)63);
+    return (bytes + 63) & ~(size_t)63;
 }
 
-static size_t slot_bytes(size_t npes)
+/* One word per sender, whole cache lines. */
+static size_t table_bytes(size_t capacity)
 {
-    size_t cap = SLOT_BUDGET / (npes * PG_COLL_CHANNELS);
+    return round64(capacity * sizeof(uint64_t));
+}
+
+static size_t slot_bytes(size_t capacity, size_t budget)
+{
+    size_t cap = budget / capacity;
     size_t size = (size_t)pg_cfg.coll_reduce_gather < cap ? (size_t)pg_cfg.coll_reduce_gather : cap;
     return size & ~(size_t)63;
 }
 
-size_t pg_coll_internal_bytes(size_t npes)
+/* The words, flags and sizes of a channel, then its slots. */
+static size_t channel_bytes(size_t capacity, size_t budget)
 {
-    return (channel_bytes(npes) + slot_bytes(npes) * npes) * PG_COLL_CHANNELS;
+    return sizeof(struct pg_coll_channel) + 2 * table_bytes(capacity) +
+           capacity * slot_bytes(capacity, budget);
 }
 
-size_t pg_coll_table_bytes(size_t npes)
+static size_t arena_bytes(size_t npes)
 {
-    return npes * PG_COLL_CHANNELS * sizeof *consumed;
+    size_t members = npes > ARENA_MIN_MEMBERS ? npes : ARENA_MIN_MEMBERS;
+    /* Each team rounds its words and its two tables up to whole lines. */
+    return round64(PG_MAX_TEAMS * (sizeof(struct pg_coll_channel) + 2 * 64) +
+                   2 * members * sizeof(uint64_t) + ARENA_SLOT_ROOM);
+}
+
+size_t pg_coll_internal_bytes(size_t npes, size_t max_local)
+{
+    return 2 * channel_bytes(npes, FIXED_SLOT_BUDGET) +
+           channel_bytes(max_local, FIXED_SLOT_BUDGET) + arena_bytes(npes);
+}
+
+size_t pg_coll_table_bytes(size_t npes, size_t max_local)
+{
+    /* The node layout of the world-wide teams (the library's, SHMEM_TEAM_WORLD, ARMCI's and
+     * an active set at its largest): my node's members and one leader per node. */
+    size_t nodes = (npes + max_local - 1) / max_local;
+    return 4 * (max_local + nodes) * sizeof(int);
+}
+
+static void attach(struct pangea_team *team, char *at, size_t capacity, size_t budget, int by_world)
+{
+    team->channel = (struct pg_coll_channel *)at;
+    team->channel_capacity = capacity;
+    team->channel_by_world = by_world;
+    team->slot_size = slot_bytes(capacity, budget);
+    team->slots = at + sizeof(struct pg_coll_channel) + 2 * table_bytes(capacity);
+}
+
+void pg_team_use_channel(struct pangea_team *team, enum pg_channel which)
+{
+    if (team->size > (int)fixed_capacity[which])
+        pg_fatal("teams", "a team of %d PEs on a channel for %zu", team->size,
+                 fixed_capacity[which]);
+    attach(team, fixed[which], fixed_capacity[which], FIXED_SLOT_BUDGET,
+           which == PG_CHANNEL_ACTIVE_SET);
+}
+
+size_t pg_coll_split_bytes(int size)
+{
+    return channel_bytes((size_t)size, SPLIT_SLOT_BUDGET);
+}
+
+size_t pg_coll_arena_size(void)
+{
+    return arena_size;
+}
+
+void pg_coll_split_attach(struct pangea_team *team, size_t at)
+{
+    attach(team, arena + at, (size_t)team->size, SPLIT_SLOT_BUDGET, 0);
+}
+
+void pg_coll_split_clear(struct pangea_team *team)
+{
+    memset(team->channel, 0, pg_coll_split_bytes(team->size));
 }
 
 int pg_coll_init(void)
 {
     pg_coll_stream_bytes = pg_cfg.coll_stream ? (size_t)pg_cfg.coll_stream : largest_cache();
-    size_t npes = (size_t)pg_world.npes;
+    fixed_capacity[PG_CHANNEL_WORLD] = fixed_capacity[PG_CHANNEL_ACTIVE_SET] =
+        (size_t)pg_world.npes;
+    fixed_capacity[PG_CHANNEL_SHARED] = (size_t)pg_world.max_local_size;
     /* A new segment is zero-filled, so the flags start at 0 without a racy reset. */
-    channel_stride = channel_bytes(npes);
-    channels = pg_mem_internal_alloc(channel_stride * PG_COLL_CHANNELS);
-    pg_coll_slot_size = slot_bytes(npes);
-    slots = pg_coll_slot_size ? pg_mem_internal_alloc(pg_coll_slot_size * npes * PG_COLL_CHANNELS)
-                              : NULL;
-    consumed = calloc(1, pg_coll_table_bytes(npes));
-    if (!consumed || pg_team_init(&world, 0, 1, pg_world.npes) != 0)
+    for (int c = 0; c < PG_CHANNEL_FIXED; c++)
+        fixed[c] = pg_mem_internal_alloc(channel_bytes(fixed_capacity[c], FIXED_SLOT_BUDGET));
+    arena_size = arena_bytes((size_t)pg_world.npes);
+    arena = pg_mem_internal_alloc(arena_size);
+    pg_coll_arena_reset();
+    if (pg_team_init(&world, 0, 1, pg_world.npes) != 0)
         return -1;
     pg_ctx_init(&pg_coll_ctx, &world, 0);
     return 0;
@@ -96,9 +173,8 @@ void pg_coll_fini(void)
 {
     pg_ctx_fini(&pg_coll_ctx);
     pg_team_fini(&world);
-    free(consumed);
-    consumed = NULL;
-    channels = slots = NULL;
+    memset(fixed, 0, sizeof fixed);
+    arena = NULL;
 }
 
 void pg_sync_all(void)
@@ -106,26 +182,29 @@ void pg_sync_all(void)
     pg_team_sync(&world);
 }
 
-struct pg_coll_channel *pg_coll_channel(const struct pangea_team *team)
+size_t pg_coll_index(const struct pangea_team *team, int pe)
 {
-    return (struct pg_coll_channel *)(channels + (size_t)team->channel * channel_stride);
+    return (size_t)(team->channel_by_world ? pe : pg_team_index(team, pe));
+}
+
+size_t pg_coll_index_step(const struct pangea_team *team)
+{
+    return team->channel_by_world ? (size_t)abs(team->stride) : 1;
 }
 
 uint64_t *pg_coll_sizes(const struct pangea_team *team)
 {
-    size_t flags = ((size_t)pg_world.npes * sizeof(uint64_t) + 63) & ~(size_t)63;
-    return (uint64_t *)((char *)pg_coll_channel(team)->flag + flags);
+    return (uint64_t *)((char *)team->channel->flag + table_bytes(team->channel_capacity));
 }
 
 char *pg_coll_slot(const struct pangea_team *team, int sender)
 {
-    return slots +
-           ((size_t)team->channel * (size_t)pg_world.npes + (size_t)sender) * pg_coll_slot_size;
+    return team->slots + pg_coll_index(team, sender) * team->slot_size;
 }
 
 static uint64_t *my_flag_at(const struct pangea_team *team)
 {
-    return &pg_coll_channel(team)->flag[pg_world.me];
+    return &team->channel->flag[pg_coll_index(team, pg_world.me)];
 }
 
 void pg_coll_notify(const struct pangea_team *team, int pe)
@@ -146,12 +225,11 @@ void pg_coll_put_notify(const struct pangea_team *team, void *dest, const void *
 
 void pg_coll_wait(const struct pangea_team *team, int pe, uint64_t count)
 {
-    uint64_t *done = &consumed[(size_t)team->channel * (size_t)pg_world.npes + (size_t)pe];
-    uint64_t want = *done += count;
-    const uint64_t *flag = &pg_coll_channel(team)->flag[pe];
+    uint64_t *flag = &team->channel->flag[pg_coll_index(team, pe)];
     struct pg_waiter w = {0};
-    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < want)
+    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < count)
         pg_wait_step(&w);
+    __atomic_fetch_sub(flag, count, __ATOMIC_RELAXED);
 }
 
 const void *pg_coll_fetch(const void *addr, size_t len, int pe, void *tmp)

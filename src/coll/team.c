@@ -6,6 +6,7 @@
 #include "startup/startup.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 int pg_team_index(const struct pangea_team *team, int world_pe)
@@ -29,6 +30,7 @@ int pg_team_init(struct pangea_team *team, int start, int stride, int size)
     *team = (struct pangea_team){
         .start = start, .stride = stride, .size = size, .my_local = -1, .my_leader = -1};
     team->my_pe = pg_team_index(team, pg_world.me);
+    pg_team_use_channel(team, PG_CHANNEL_WORLD);
     if (team->my_pe < 0)
         return 0;
     team->local = malloc((size_t)size * sizeof *team->local);
@@ -54,6 +56,11 @@ int pg_team_init(struct pangea_team *team, int start, int stride, int size)
         }
     }
     free(seen);
+    /* Kept at their used length: a world-wide team's leaders are one per node, not per PE. */
+    int *local = realloc(team->local, (size_t)team->nlocal * sizeof *local);
+    int *leaders = realloc(team->leaders, (size_t)team->nleaders * sizeof *leaders);
+    team->local = local ? local : team->local;
+    team->leaders = leaders ? leaders : team->leaders;
     return 0;
 }
 
@@ -71,49 +78,75 @@ static void and_u64(void *acc, const void *in, size_t count)
         ((uint64_t *)acc)[i] &= ((const uint64_t *)in)[i];
 }
 
-/* The AND of every parent member's value. */
-static uint64_t and_over(struct pangea_team *parent, uint64_t value)
+static void max_u64(void *acc, const void *in, size_t count)
 {
-    uint64_t *word = &pg_coll_channel(parent)->word;
-    __atomic_store_n(word, value, __ATOMIC_RELAXED);
-    pg_coll_reduce(parent, word, word, 1, sizeof *word, and_u64);
-    return __atomic_load_n(word, __ATOMIC_RELAXED);
+    for (size_t i = 0; i < count; i++)
+        if (((const uint64_t *)in)[i] > ((uint64_t *)acc)[i])
+            ((uint64_t *)acc)[i] = ((const uint64_t *)in)[i];
 }
 
-/* Bit k: channel set PG_CHANNEL_FIRST_SPLIT + k belongs to a live team of this PE. Splits of
- * different parents may run in different threads, hence the lock. */
-static uint64_t channels_taken;
-static pthread_mutex_t channels_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static uint64_t free_channels(void)
+/* The element-wise combination of every parent member's two values. */
+static void agree(struct pangea_team *parent, uint64_t value[2], pg_combine_fn combine)
 {
-    pthread_mutex_lock(&channels_lock);
-    uint64_t free_bits = ~channels_taken;
-    pthread_mutex_unlock(&channels_lock);
-    return free_bits;
+    uint64_t *word = parent->channel->word;
+    __atomic_store_n(&word[0], value[0], __ATOMIC_RELAXED);
+    __atomic_store_n(&word[1], value[1], __ATOMIC_RELAXED);
+    pg_coll_reduce(parent, word, word, 2, sizeof *word, combine);
+    value[0] = __atomic_load_n(&word[0], __ATOMIC_RELAXED);
+    value[1] = __atomic_load_n(&word[1], __ATOMIC_RELAXED);
 }
 
-static int claim_channel(int k)
+/* The split arena ranges of this PE's live split teams. A new team goes above all of them on
+ * every parent member, so its flags are zero on all of them. Splits of different parents may
+ * run in different threads, hence the lock. */
+struct arena_range {
+    size_t at, len;
+};
+static struct arena_range held[PG_MAX_TEAMS];
+static int nheld;
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Where the highest held range ends; UINT64_MAX when no more teams may be held. */
+static uint64_t high_water(void)
 {
-    pthread_mutex_lock(&channels_lock);
-    int claimed = !(channels_taken >> k & 1);
-    channels_taken |= (uint64_t)claimed << k;
-    pthread_mutex_unlock(&channels_lock);
-    return claimed;
+    pthread_mutex_lock(&held_lock);
+    uint64_t end = nheld == PG_MAX_TEAMS ? UINT64_MAX : 0;
+    for (int i = 0; i < nheld && end != UINT64_MAX; i++)
+        if (held[i].at + held[i].len > end)
+            end = held[i].at + held[i].len;
+    pthread_mutex_unlock(&held_lock);
+    return end;
 }
 
-static void release_channel(int k)
+/* Takes [at, at+len) unless a split in another thread took part of it since. */
+static int hold(size_t at, size_t len)
 {
-    pthread_mutex_lock(&channels_lock);
-    channels_taken &= ~((uint64_t)1 << k);
-    pthread_mutex_unlock(&channels_lock);
+    pthread_mutex_lock(&held_lock);
+    int free_range = nheld < PG_MAX_TEAMS;
+    for (int i = 0; i < nheld && free_range; i++)
+        free_range = held[i].at + held[i].len <= at || at + len <= held[i].at;
+    if (free_range)
+        held[nheld++] = (struct arena_range){at, len};
+    pthread_mutex_unlock(&held_lock);
+    return free_range;
 }
 
-/* The first set bit of bits at or after position `from`, cyclically. */
-static int first_bit_from(uint64_t bits, int from)
+void pg_coll_arena_reset(void)
 {
-    uint64_t rotated = bits >> from | (from ? bits << (64 - from) : 0);
-    return (__builtin_ctzll(rotated) + from) % 64;
+    pthread_mutex_lock(&held_lock);
+    nheld = 0;
+    pthread_mutex_unlock(&held_lock);
+}
+
+static void release(size_t at)
+{
+    pthread_mutex_lock(&held_lock);
+    for (int i = 0; i < nheld; i++)
+        if (held[i].at == at) {
+            held[i] = held[--nheld];
+            break;
+        }
+    pthread_mutex_unlock(&held_lock);
 }
 
 int pg_team_split(struct pangea_team *parent, int start, int stride, int size,
@@ -132,41 +165,53 @@ int pg_team_split(struct pangea_team *parent, int start, int stride, int size,
             team = NULL;
         }
     }
-    /* The new teams take a channel set that is free on every parent member (disjoint teams
-     * may share one: their pairs of PEs differ). A split of another parent running in
-     * another thread may claim the same set first on some member; then all try again. Splits
-     * of different parents start looking at different sets, which makes that rare. */
-    int k = -1;
+    /* The new teams go at the highest end of any parent member's held ranges, with room for
+     * the largest of them (disjoint teams may share a range: their pairs of PEs differ). A
+     * split of another parent running in another thread may take part of it first on some
+     * member; then all try again, above it. */
+    int placed = 0;
+    uint64_t at = 0;
     for (;;) {
-        uint64_t common = and_over(parent, !member ? ~(uint64_t)0 : team ? free_channels() : 0);
-        if (common == 0)
-            break; /* PG_MAX_TEAMS live teams on some member, or out of memory */
-        int candidate = first_bit_from(common, parent->channel * 17 % 64);
-        int claimed = !member || claim_channel(candidate);
-        if (and_over(parent, (uint64_t)claimed)) {
-            k = candidate;
+        uint64_t want[2] = {0, 0};
+        if (member) {
+            want[0] = team ? high_water() : UINT64_MAX;
+            want[1] = team ? pg_coll_split_bytes(size) : UINT64_MAX;
+        }
+        agree(parent, want, max_u64);
+        at = want[0];
+        uint64_t len = want[1], room = pg_coll_arena_size();
+        if (len > room || at > room - len)
+            break; /* PG_MAX_TEAMS live teams or no room on some member, or out of memory */
+        int mine = team && hold(at, len);
+        uint64_t everywhere[2] = {!team || mine, 1};
+        agree(parent, everywhere, and_u64);
+        if (everywhere[0]) {
+            placed = 1;
             break;
         }
-        if (member && claimed)
-            release_channel(candidate);
+        if (mine)
+            release(at);
     }
-    if (k < 0) {
+    if (!placed) {
         if (team)
             pg_team_fini(team);
         free(team);
         return -1;
     }
-    if (team)
-        team->channel = PG_CHANNEL_FIRST_SPLIT + k;
+    if (team) {
+        team->arena_at = at;
+        pg_coll_split_attach(team, at);
+    }
     *out = team;
     return 0;
 }
 
 void pg_team_destroy(struct pangea_team *team)
 {
-    /* Every signal of the team has been consumed by the collective that sent it, so the
-     * channel set is ready for the next team as it is (its flags and counts only grow). */
-    release_channel(team->channel - PG_CHANNEL_FIRST_SPLIT);
+    /* Every signal of the team has been taken by the collective it belongs to and nothing
+     * more lands in my range, so clearing it leaves it ready for the next team. */
+    pg_coll_split_clear(team);
+    release(team->arena_at);
     pg_team_fini(team);
     free(team);
 }

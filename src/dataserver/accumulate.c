@@ -94,7 +94,7 @@ void pg_acc_locks_init(void)
 
 static struct acc_lock *lock_of(int pe)
 {
-    return (struct acc_lock *)(pg_segments[PG_SEG_HEAP].peer_base[pe] + lock_offset);
+    return (struct acc_lock *)(pg_mem_peer_base(PG_SEG_HEAP, pe) + lock_offset);
 }
 
 static int try_take(struct acc_lock *l)

@@ -361,9 +361,10 @@ static int on_this_node(uint32_t pe)
 static char *segment_base(uint32_t pe, int seg, uint64_t origin, uint64_t span)
 {
     const struct pg_segment *sg = &pg_segments[seg];
-    if (!sg->peer_base || !sg->peer_base[pe] || origin > sg->size || span > sg->size - origin)
+    char *base = pg_mem_peer_base(seg, (int)pe);
+    if (!base || origin > sg->size || span > sg->size - origin)
         return NULL;
-    return sg->peer_base[pe];
+    return base;
 }
 
 /* A put of records (validated): all are checked before any is applied, so a bad one leaves
@@ -775,9 +776,9 @@ static void register_segments(void)
         int pe = pg_world.local_pes[i];
         for (int seg = 0; seg < PG_SEG_COUNT; seg++) {
             const struct pg_segment *sg = &pg_segments[seg];
-            if (sg->peer_base && sg->peer_base[pe] && sg->size)
+            if (pg_mem_peer_base(seg, pe) && sg->size)
                 s.segment_mr[i * PG_SEG_COUNT + seg] =
-                    pg_net_mr_reg(s.ep, sg->peer_base[pe], sg->size, access);
+                    pg_net_mr_reg(s.ep, pg_mem_peer_base(seg, pe), sg->size, access);
         }
     }
 }

@@ -18,25 +18,28 @@ enum pg_seg_id {
 struct pg_segment {
     char *base; /* my own copy */
     size_t size;
-    char **peer_base; /* [npes]: my mapping of each PE's copy; NULL when not on my node */
+    char **peer_base; /* [local_size]: my mapping of each on-node PE's copy, by local rank */
 };
 
 extern struct pg_segment pg_segments[PG_SEG_COUNT];
 
 /* Creates my segments, maps those of every on-node peer, and unlinks the shared objects
- * as soon as the node has mapped them. The heap's pages are of the kind PANGEA_HUGE_PAGES
- * asks for (see pg_pages_offered). Collective over the world. 0 or -1. */
-int pg_memory_init(size_t heap_size);
+ * as soon as the node has mapped them. The heap segment holds heap_size bytes for the program,
+ * then the internal area: PG_INTERNAL_BASE bytes plus internal_extra (the collectives'
+ * channels, which grow with the job). The heap's pages are of the kind PANGEA_HUGE_PAGES asks
+ * for (see pg_pages_offered). Collective over the world. 0 or -1. */
+int pg_memory_init(size_t heap_size, size_t internal_extra);
 void pg_memory_fini(void);
 /* For SHMEM_INFO, on PE 0: the heap's size, how many PEs got each kind of pages, and why
  * better kinds were not taken on my node. */
 void pg_memory_print(void *stream);
 
-/* The library-internal symmetric area at the end of the heap segment. */
-#define PG_INTERNAL_SIZE ((size_t)4 << 20)
-/* Bytes of a heap segment holding heap_size bytes for the program and the internal area, in
- * whole pages of page_size bytes. */
-size_t pg_heap_segment_size(size_t heap_size, size_t page_size);
+/* The library-internal symmetric area at the end of the heap segment: this much for the
+ * modules' own words, besides the collectives' channels. */
+#define PG_INTERNAL_BASE ((size_t)64 << 10)
+/* Bytes of a heap segment holding `bytes` (the program's heap and the internal area), in whole
+ * pages of page_size bytes. */
+size_t pg_heap_segment_size(size_t bytes, size_t page_size);
 
 /* What this node's kernel offers for the heap's pages. */
 struct pg_page_probe {
@@ -73,17 +76,23 @@ static inline int pg_mem_locate(const void *addr, size_t len, size_t *offset)
     return -1;
 }
 
+/* My mapping of segment seg of PE pe, or NULL when pe is not on my node (or not mapped). */
+static inline char *pg_mem_peer_base(int seg, int pe)
+{
+    if ((unsigned)pe >= (unsigned)pg_world.npes || pg_world.node_of[pe] != pg_world.node ||
+        !pg_segments[seg].peer_base)
+        return NULL;
+    return pg_segments[seg].peer_base[pg_world.local_of[pe]];
+}
+
 /* Load/store pointer to PE's copy of the symmetric object at my addr, or NULL when PE is
  * not on my node or addr is not symmetric. */
 static inline void *pg_mem_peer_ptr(const void *addr, int pe)
 {
     size_t off;
-    if ((unsigned)pe >= (unsigned)pg_world.npes)
-        return NULL;
     int s = pg_mem_locate(addr, 1, &off);
-    if (s < 0 || !pg_segments[s].peer_base[pe])
-        return NULL;
-    return pg_segments[s].peer_base[pe] + off;
+    char *base = s < 0 ? NULL : pg_mem_peer_base(s, pe);
+    return base ? base + off : NULL;
 }
 
 /* ARMCI names remote memory by the target's own addresses, and segment bases differ between
@@ -98,12 +107,14 @@ void *pg_mem_from_peer(int pe, const void *addr, size_t len);
 void *pg_mem_to_peer(int pe, const void *addr);
 
 /* Library-internal symmetric memory (same offset on every PE), carved at init time from the
- * PG_INTERNAL_SIZE bytes at the end of the heap segment. */
+ * internal area at the end of the heap segment. */
 void *pg_mem_internal_alloc(size_t size);
-/* Private memory of the per-PE tables (each segment's mapping of every PE, and, once ARMCI_Init
- * ran, every PE's segment bounds for ARMCI's addresses) in a job of npes PEs (pangea-info
- * --footprint). */
-size_t pg_mem_table_bytes(size_t npes);
+/* Bytes of it carved so far (whole cache lines). */
+size_t pg_mem_internal_used(void);
+/* Private memory of the per-PE tables (each segment's mapping of every PE of the node, and,
+ * once ARMCI_Init ran, every PE's segment bounds for ARMCI's addresses) in a job of npes PEs,
+ * local_size on the node (pangea-info --footprint). */
+size_t pg_mem_table_bytes(size_t npes, size_t local_size);
 
 /* A first-fit allocator over [base, base+size), its block table outside the memory. The
  * symmetric heap is one; a front-end may run its own over memory carved from the heap (ARMCI

@@ -32,6 +32,7 @@ struct segment_span {
 static struct segment_span *spans;
 
 static size_t internal_used;
+static size_t internal_size; /* the internal area at the end of the heap segment */
 
 static const char *const seg_names[PG_SEG_COUNT] = {"heap", "data"};
 
@@ -56,9 +57,9 @@ static size_t page_size(void)
     return (size_t)sysconf(_SC_PAGESIZE);
 }
 
-size_t pg_heap_segment_size(size_t heap_size, size_t page_size)
+size_t pg_heap_segment_size(size_t bytes, size_t page_size)
 {
-    return (PG_INTERNAL_SIZE + heap_size + page_size - 1) / page_size * page_size;
+    return (bytes + page_size - 1) / page_size * page_size;
 }
 
 static void object_name(char *name, size_t len, int pe, int seg)
@@ -247,9 +248,9 @@ static void unmap_peers(int seg)
     struct pg_segment *s = &pg_segments[seg];
     if (!s->peer_base)
         return;
-    for (int pe = 0; pe < pg_world.npes; pe++)
-        if (s->peer_base[pe] && s->peer_base[pe] != s->base)
-            munmap(s->peer_base[pe], s->size);
+    for (int l = 0; l < pg_world.local_size; l++)
+        if (s->peer_base[l] && s->peer_base[l] != s->base)
+            munmap(s->peer_base[l], s->size);
     free(s->peer_base);
     s->peer_base = NULL;
 }
@@ -260,7 +261,7 @@ static int map_peers(int seg, const struct object_ref *mine, size_t align, int k
                      size_t len)
 {
     struct pg_segment *s = &pg_segments[seg];
-    s->peer_base = calloc((size_t)pg_world.npes, sizeof(char *));
+    s->peer_base = calloc((size_t)pg_world.local_size, sizeof(char *));
     struct object_ref *refs = calloc((size_t)pg_world.local_size, sizeof *refs);
     if (!s->peer_base || !refs) {
         free(refs);
@@ -272,7 +273,7 @@ static int map_peers(int seg, const struct object_ref *mine, size_t align, int k
     for (int l = 0; l < pg_world.local_size && status == 0; l++) {
         int pe = pg_world.local_pes[l];
         if (pe == pg_world.me) {
-            s->peer_base[pe] = s->base;
+            s->peer_base[l] = s->base;
             continue;
         }
         if (refs[l].size == 0 && s->size == 0)
@@ -304,7 +305,7 @@ static int map_peers(int seg, const struct object_ref *mine, size_t align, int k
             status = -1;
             break;
         }
-        s->peer_base[pe] = at;
+        s->peer_base[l] = at;
     }
     free(refs);
     return status;
@@ -418,7 +419,8 @@ static int setup_heap(size_t heap_size)
      * the allocator deterministic. */
     long long mine = (long long)page, least, largest;
     pg_boot_minmax(&mine, &least, &largest, 1);
-    pg_segments[PG_SEG_HEAP].size = pg_heap_segment_size(heap_size, (size_t)largest);
+    pg_segments[PG_SEG_HEAP].size =
+        pg_heap_segment_size(heap_size + internal_size, (size_t)largest);
 
     /* Every PE of the node makes every attempt, until one succeeds on all of them. */
     heap_pages = -1;
@@ -455,8 +457,9 @@ static void count_heap_pages(void)
         pes_with[kind] = (int)stat[kind].sum;
 }
 
-int pg_memory_init(size_t heap_size)
+int pg_memory_init(size_t heap_size, size_t internal_extra)
 {
+    internal_size = PG_INTERNAL_BASE + ((internal_extra + 63) & ~(size_t)63);
     if (setup_heap(heap_size) != 0)
         return -1;
     pg_phase_end(PG_PHASE_HEAP_SEGMENT);
@@ -489,7 +492,7 @@ int pg_memory_init(size_t heap_size)
     count_heap_pages();
     internal_used = 0;
     struct pg_segment *heap = &pg_segments[PG_SEG_HEAP];
-    pg_heap_setup(heap->base, heap->size - PG_INTERNAL_SIZE);
+    pg_heap_setup(heap->base, heap->size - internal_size);
     return 0;
 }
 
@@ -510,7 +513,7 @@ void pg_memory_print(void *stream)
 {
     FILE *out = stream;
     fprintf(out, "symmetric heap: %zu bytes per PE (and %zu internal), PANGEA_HUGE_PAGES=%s:",
-            pg_segments[PG_SEG_HEAP].size - PG_INTERNAL_SIZE, PG_INTERNAL_SIZE,
+            pg_segments[PG_SEG_HEAP].size - internal_size, internal_size,
             PG_WORDS_HUGE_PAGES[pg_cfg.huge_pages]);
     const char *sep = " ";
     for (int kind = PG_HUGE_HUGETLB; kind <= PG_HUGE_OFF; kind++) {
@@ -539,20 +542,25 @@ void pg_memory_fini(void)
     }
 }
 
-size_t pg_mem_table_bytes(size_t npes)
+size_t pg_mem_table_bytes(size_t npes, size_t local_size)
 {
-    return npes * PG_SEG_COUNT * (sizeof(char *) + sizeof(struct segment_span));
+    return PG_SEG_COUNT * (local_size * sizeof(char *) + npes * sizeof(struct segment_span));
 }
 
 void *pg_mem_internal_alloc(size_t size)
 {
     size = (size + 63) & ~(size_t)63;
-    if (internal_used + size > PG_INTERNAL_SIZE)
-        pg_fatal("shmem_init", "internal symmetric area exhausted (%zu bytes)", PG_INTERNAL_SIZE);
+    if (internal_used + size > internal_size)
+        pg_fatal("shmem_init", "internal symmetric area exhausted (%zu bytes)", internal_size);
     struct pg_segment *heap = &pg_segments[PG_SEG_HEAP];
-    void *p = heap->base + heap->size - PG_INTERNAL_SIZE + internal_used;
+    void *p = heap->base + heap->size - internal_size + internal_used;
     internal_used += size;
     return p;
+}
+
+size_t pg_mem_internal_used(void)
+{
+    return internal_used;
 }
 
 void *pg_mem_from_peer(int pe, const void *addr, size_t len)

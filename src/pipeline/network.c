@@ -38,7 +38,7 @@ static void publish_regions(void)
     for (int i = 0; i < pg_world.local_size; i++) {
         int pe = pg_world.local_pes[i];
         struct pg_ds_region *theirs =
-            (struct pg_ds_region *)(pg_segments[PG_SEG_HEAP].peer_base[pe] + at);
+            (struct pg_ds_region *)(pg_mem_peer_base(PG_SEG_HEAP, pe) + at);
         for (int seg = 0; seg < PG_SEG_COUNT; seg++)
             theirs[seg] = pg_ds_server_region(pe, seg);
     }

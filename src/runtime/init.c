@@ -45,7 +45,9 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (!getenv("PANGEA_SPIN_COUNT") && cores > 0 && pg_world.local_size > cores)
         pg_cfg.spin_count = PG_OVERSUBSCRIBED_SPIN_COUNT;
-    if (pg_memory_init((size_t)pg_cfg.symmetric_size) != 0)
+    if (pg_memory_init(
+            (size_t)pg_cfg.symmetric_size,
+            pg_coll_internal_bytes((size_t)pg_world.npes, (size_t)pg_world.max_local_size)) != 0)
         pg_fatal("shmem_init", "could not set up symmetric memory (see the message above)");
     pg_acc_locks_init();
     pg_phase_end(PG_PHASE_ACC_LOCKS);

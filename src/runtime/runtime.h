@@ -56,8 +56,7 @@
       "Broadcasts of more bytes move down their tree in pieces of this size (pipelined)")      \
     X(coll_reduce_gather, SIZE, "PANGEA_COLL_REDUCE_GATHER", "2K",                             \
       "Reductions of at most this many bytes are gathered at one leader per node, reduced "    \
-      "there and sent back (capped at 2 MiB divided by the number of PEs and by the 67 "       \
-      "channel sets of the teams)")                                                            \
+      "there and sent back (capped by the team's slot room: docs/scaling.md)")                 \
     X(coll_reduce_split, SIZE, "PANGEA_COLL_REDUCE_SPLIT", "4K",                               \
       "Reductions of more bytes are split: each PE reduces 1/n of the elements and sends "     \
       "its part to all (reduce-scatter + allgather); smaller ones every PE reduces whole")     \

@@ -248,9 +248,9 @@ PANGEA_T_RED_ARITH(PG_DEF_REDUCE_ARITH)
 
 /* The active set PE_start, PE_start + 2^logPE_stride, ... of PE_size PEs as a team. The last
  * one is kept: programs call the same set over and over. pSync is not needed (the active sets
- * share a channel set whose signals are per pair of PEs), so it is left as the program set it,
- * as the spec requires on return; any reuse pattern the spec allows is therefore safe. Like
- * the kept set, that channel set serves one thread at a time. */
+ * share a channel indexed by world PE, whose signals are per pair of PEs), so it is left as the
+ * program set it, as the spec requires on return; any reuse pattern the spec allows is therefore
+ * safe. Like the kept set, that channel serves one thread at a time. */
 static struct pangea_team *active_set(const char *call, int PE_start, int logPE_stride, int PE_size,
                                       const long *pSync)
 {
@@ -270,7 +270,7 @@ static struct pangea_team *active_set(const char *call, int PE_start, int logPE_
         pg_team_fini(&set);
         if (pg_team_init(&set, PE_start, stride, PE_size) != 0)
             pg_fatal(call, "out of memory for the active set");
-        set.channel = PG_CHANNEL_ACTIVE_SET;
+        pg_team_use_channel(&set, PG_CHANNEL_ACTIVE_SET);
         have_set = 1;
     }
     PG_CHECKS(if (set.my_pe < 0)

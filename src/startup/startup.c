@@ -42,9 +42,9 @@ static void check_mpi(int rc, const char *what)
     }
 }
 
-/* Fills node_of, local_of, local_pes, nnodes and node with one world exchange of 4 bytes per
- * PE, in O(npes). node_comm ranks its PEs in world order (the split key), so my node's PEs are
- * its group translated to world ranks, a local call, and the first of them leads the node.
+/* Fills node_of, local_of, local_pes, nnodes, node and max_local_size with one world exchange of 4
+ * bytes per PE, in O(npes). node_comm ranks its PEs in world order (the split key), so my node's
+ * PEs are its group translated to world ranks, a local call, and the first of them leads the node.
  * Nodes are numbered in their leaders' order. 0, or -1 when out of memory. */
 static int node_tables(void)
 {
@@ -78,6 +78,10 @@ static int node_tables(void)
             pg_world.local_of[pe] = next_local[node]++;
         }
         pg_world.nnodes = nnodes;
+        pg_world.max_local_size = 0;
+        for (int node = 0; node < nnodes; node++)
+            if (next_local[node] > pg_world.max_local_size)
+                pg_world.max_local_size = next_local[node];
         pg_world.node = pg_world.node_of[pg_world.me];
         if (pg_world.local_of[pg_world.me] != pg_world.local_rank)
             pg_fatal("startup",

@@ -12,6 +12,7 @@ struct pg_world {
     int nnodes;
     int local_rank; /* my index among the PEs of my node */
     int local_size;
+    int max_local_size;   /* the most PEs any node has */
     int *node_of;         /* [npes] node index of each PE */
     int *local_of;        /* [npes] local rank of each PE on its node */
     int *local_pes;       /* [local_size] world PE of each local rank of my node */

@@ -5,13 +5,16 @@
  *    small for every source's grant at once, so servers ask grants back and give them again;
  *  - silent: the PEs of other nodes put to PE 0 and then wait outside the library holding
  *    their grants, for the last of them, which puts only once they are there: PE 0's server
- *    must lend it a grant beyond its pool (the holders never answer), or the job hangs.
+ *    must still find it a grant (from grants given back before the holders went quiet, or
+ *    lent beyond its pool), or the job hangs.
  * Every round puts a block large enough to need a grant (and to enlarge it), a small put and
  * AMOs to each target; every byte of each block, the bytes around it and every AMO count are
  * checked. Across nodes the memory the server and the client allocated must equal what the
  * footprint model (pangea-info --footprint) computes from their counts. */
 #include "check.h"
+#include "coll/coll.h"
 #include "dataserver/dataserver.h"
+#include "memory/memory.h"
 #include "pipeline/pipeline.h"
 #include "startup/startup.h"
 
@@ -35,29 +38,44 @@ static int sends_to(int ring, int me, int target, int npes)
     return target != me && (!ring || target == (me + 1) % npes);
 }
 
-/* The silent pattern; checks the blocks at PE 0. The holders wait for a file that the last
- * PE writes once its put is done: a wait outside Pangea and MPI alike, as a PE computing or
- * blocked in another library would. */
-static void silent(unsigned char *in, size_t stride, unsigned char *out, long *counter)
+/* The silent pattern; checks the blocks at PE 0. Each holder, once its put is issued, leaves
+ * a file and waits for the one the last PE writes once its own put is done; the last PE waits
+ * for the holders' files. Both wait outside Pangea and MPI alike, as a PE computing or blocked
+ * in another library would; the holders keep their grants (their puts need not even be done:
+ * they complete at the quiet after). */
+static void silent(unsigned char *in, size_t stride, unsigned char *out)
 {
     int me = shmem_my_pe(), npes = shmem_n_pes(), last = npes - 1;
     int remote = pg_world.node_of[me] != pg_world.node_of[0];
-    long holders = 0;
-    for (int pe = 0; pe < last; pe++)
-        holders += pg_world.node_of[pe] != pg_world.node_of[0];
-    char done[64];
-    snprintf(done, sizeof done, "/tmp/pangea-credit-silent-%lx", pg_world.job_id);
+    /* The files' names hold PE 0's job id (each node has its own); only the root writes the
+     * broadcast's buffer before it, which the others' copies receive. */
+    static long job;
+    if (me == 0)
+        job = (long)pg_world.job_id;
+    shmem_long_broadcast(SHMEM_TEAM_WORLD, &job, &job, 1, 0);
+    char done[64], mine[80];
+    snprintf(done, sizeof done, "/tmp/pangea-credit-silent-%lx", (unsigned long)job);
+    snprintf(mine, sizeof mine, "%s-%d", done, me);
     for (size_t i = 0; i < BLOCK; i++)
         out[i] = pattern(me, 0, i);
+    const struct timespec ms = {.tv_nsec = 1000000};
     if (remote && me != last) {
         shmem_putmem(in + (size_t)me * stride, out, BLOCK, 0);
-        shmem_quiet();
-        shmem_long_atomic_inc(counter, last);
+        FILE *f = fopen(mine, "w");
+        CHECK(f != NULL, "cannot create %s", mine);
+        if (f)
+            fclose(f);
         while (access(done, F_OK) != 0)
-            nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+            nanosleep(&ms, NULL);
+        shmem_quiet();
     }
     if (remote && me == last) {
-        shmem_long_wait_until(counter, SHMEM_CMP_EQ, holders);
+        for (int pe = 0; pe < last; pe++) {
+            char theirs[80];
+            snprintf(theirs, sizeof theirs, "%s-%d", done, pe);
+            while (pg_world.node_of[pe] != pg_world.node_of[0] && access(theirs, F_OK) != 0)
+                nanosleep(&ms, NULL);
+        }
         shmem_putmem(in + (size_t)me * stride, out, BLOCK, 0);
         shmem_quiet();
         FILE *f = fopen(done, "w");
@@ -66,8 +84,8 @@ static void silent(unsigned char *in, size_t stride, unsigned char *out, long *c
             fclose(f);
     }
     shmem_barrier_all();
-    if (me == last && remote)
-        unlink(done);
+    if (remote)
+        unlink(me == last ? done : mine);
     if (me == 0)
         for (int s = 0; s < npes; s++) {
             if (pg_world.node_of[s] == pg_world.node_of[0])
@@ -104,6 +122,14 @@ static void check_model(int ring)
           "client memory %zu (replies %zu, records %zu, batches %zu), model %zu (%zu, %zu, %zu)",
           client.total, client.replies, client.sent, client.batches, model.total, model.replies,
           model.sent, model.batches);
+    /* The collectives' channels fill the internal area as the model sizes them; the other
+     * modules' words fit in the base. */
+    size_t channels =
+        pg_coll_internal_bytes((size_t)pg_world.npes, (size_t)pg_world.max_local_size);
+    size_t used = pg_mem_internal_used();
+    CHECK(used >= channels && used <= channels + PG_INTERNAL_BASE,
+          "internal area: %zu bytes used, the collectives' model %zu (+ %zu base)", used, channels,
+          PG_INTERNAL_BASE);
     if (pg_world.local_rank != 0)
         return;
     struct pg_ds_server_bytes server;
@@ -191,7 +217,7 @@ int main(void)
         shmem_barrier_all();
     }
     if (quiet_holders)
-        silent(in, stride, out, counter);
+        silent(in, stride, out);
     else if (pg_world.nnodes > 1)
         check_model(ring);
     free(out);

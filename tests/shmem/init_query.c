@@ -99,6 +99,21 @@ static void queries(const char *phase)
     shmem_free(heap_obj);
 }
 
+/* Splits of WORLD until one fails: how many teams can live at once. Left alive when keep (a
+ * finalize ends them; the next life has room for as many). */
+static int split_until_full(int keep)
+{
+    enum { TRY = 100 };
+    shmem_team_t made[TRY];
+    int n = 0;
+    while (n < TRY &&
+           shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, shmem_n_pes(), NULL, 0, &made[n]) == 0)
+        n++;
+    for (int i = 0; i < n && !keep; i++)
+        shmem_team_destroy(made[i]);
+    return n;
+}
+
 int main(void)
 {
     CHECK(initialized() == 0, "query_initialized before shmem_init: %d", initialized());
@@ -108,6 +123,7 @@ int main(void)
     CHECK(initialized() == 1, "query_initialized after a second shmem_init: %d", initialized());
     queries("first life");
     ring_put("after two inits");
+    int teams_first = split_until_full(1);
 
     shmem_finalize(); /* the first of two: acts as a barrier, the library stays up */
     CHECK(initialized() == 1, "query_initialized after the first of two finalizes: %d",
@@ -124,6 +140,10 @@ int main(void)
           first_npes);
     queries("second life");
     ring_put("after re-initialization");
+    int teams_second = split_until_full(0);
+    CHECK(teams_second == teams_first && teams_first > 8,
+          "%d teams fit after re-initialization, %d in the first life (left alive)", teams_second,
+          teams_first);
 
     int rc = check_finish();
     shmem_finalize();

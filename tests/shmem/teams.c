@@ -1,6 +1,7 @@
 /* Team management and contexts: queries and translation on WORLD, SHARED and split teams,
- * SHMEM_TEAM_INVALID handling, configuration, team_ptr, the limit on live teams, contexts on
- * WORLD and on a team (team-relative PE numbers), options and sessions.
+ * SHMEM_TEAM_INVALID handling, configuration, team_ptr, the limit on live teams, the reuse of
+ * destroyed teams' places by teams of other shapes, contexts on WORLD and on a team
+ * (team-relative PE numbers), options and sessions.
  *
  * With TEST_BAD set (and SHMEM_DEBUG=1), every PE makes a bad call and the job must stop with
  * a message naming it (list lines: expect=fail:REGEX):
@@ -139,6 +140,74 @@ static void team_limit(void)
     shmem_team_destroy(again);
 }
 
+/* A destroyed team's channel serves the next team, whatever its shape and wherever it starts
+ * (a team of PE 0 alone, made first in odd rounds, moves the next one up by its size, so that
+ * the new flags lie where the last team's slots were): far more teams than fit at once are
+ * created and destroyed, next to one that lives throughout, each checked with an exact sum, a
+ * collect of sizes that differ by member and a barrier. */
+static void team_reuse(void)
+{
+    enum { ROUNDS = 150, SUMS = 32 }; /* sums fill a slot past where the next flags may lie */
+    int me = shmem_my_pe(), npes = shmem_n_pes();
+    size_t most = (size_t)npes * (npes + 1) / 2;
+    long *src = shmem_malloc((size_t)npes * sizeof(long));
+    long *dst = shmem_malloc(most * sizeof(long));
+    long *sum = shmem_malloc(2 * SUMS * sizeof(long)), *contribution = sum + SUMS;
+    shmem_team_t lasting;
+    shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &lasting);
+    for (int r = 0; r < ROUNDS; r++) {
+        /* WORLD again, the even PEs, all but PE 0 (one PE when alone). */
+        int shape = r % 3, start = shape == 2 && npes > 1, stride = shape == 1 ? 2 : 1;
+        int size = shape == 1 ? (npes + 1) / 2 : npes - start;
+        shmem_team_t t, first = SHMEM_TEAM_INVALID;
+        if (r % 2)
+            CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &first) == 0,
+                  "round %d: split of PE 0 failed", r);
+        CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, start, stride, size, NULL, 0, &t) == 0,
+              "round %d: split failed", r);
+        int mine = shmem_team_my_pe(t);
+        if (mine >= 0) {
+            int n = shmem_team_n_pes(t);
+            for (int k = 0; k <= mine; k++)
+                src[k] = 1000L * mine + k + r;
+            for (int k = 0; k < SUMS; k++) {
+                sum[k] = 0;
+                contribution[k] = me + r + k;
+            }
+            shmem_long_sum_reduce(t, sum, contribution, SUMS);
+            for (int k = 0; k < SUMS; k++) {
+                long want = 0;
+                for (int i = 0; i < n; i++)
+                    want += start + (long)i * stride + r + k;
+                CHECK(sum[k] == want, "round %d: sum[%d] %ld, want %ld", r, k, sum[k], want);
+            }
+            for (size_t k = 0; k < most; k++)
+                dst[k] = -1;
+            shmem_long_collect(t, dst, src, (size_t)mine + 1);
+            size_t at = 0;
+            for (int i = 0; i < n; i++)
+                for (int k = 0; k <= i; k++, at++)
+                    CHECK(dst[at] == 1000L * i + k + r, "round %d: collect[%zu] %ld", r, at,
+                          dst[at]);
+            for (; at < most; at++)
+                CHECK(dst[at] == -1, "round %d: collect wrote past its end at %zu", r, at);
+            shmem_team_sync(t);
+            shmem_team_destroy(t);
+        }
+        shmem_team_destroy(first);
+        if (r % 50 == 49) {
+            *sum = 0;
+            *contribution = 1;
+            shmem_long_sum_reduce(lasting, sum, contribution, 1);
+            CHECK(*sum == npes, "round %d: the lasting team counts %ld members", r, *sum);
+        }
+    }
+    shmem_team_destroy(lasting);
+    shmem_free(sum);
+    shmem_free(dst);
+    shmem_free(src);
+}
+
 /* SHMEM_TEAM_NUM_CONTEXTS: a created team gives out as many live contexts as it asked for
  * (none without the mask), a failed create leaves SHMEM_CTX_INVALID, destroying a context frees
  * its place; WORLD has no limit; destroying a team frees its remaining contexts. */
@@ -240,6 +309,7 @@ int main(void)
     invalid_team(sym);
     queries(sym);
     team_limit();
+    team_reuse();
     context_limit();
     contexts(sym);
     shmem_free(sym);

@@ -9,8 +9,8 @@
  * show as ShmemPmdMapped/FilePmdMapped; base pages as neither. The kind must be what
  * PANGEA_HUGE_PAGES asked for; under auto it is hugetlb when the node has room for the heaps of
  * all its PEs, else thp when shmem_enabled allows it, else base pages. The heap mapping is
- * SHMEM_SYMMETRIC_SIZE plus the 4 MiB internal area in whole pages of the largest kind the
- * setting may take.
+ * SHMEM_SYMMETRIC_SIZE plus the internal area (its base and the collectives' channels for this
+ * job's size, memory.h and coll.h) in whole pages of the largest kind the setting may take.
  *
  * A kind the node does not offer (no hugetlb pool with room for the heaps of this machine's PEs,
  * or a shmem_enabled policy that ignores madvise) cannot be asked for explicitly (shmem_init
@@ -18,6 +18,9 @@
  * decision is taken over MPI before shmem_init, so that no PE has reserved pages yet. */
 #define _GNU_SOURCE /* prctl's PR_GET_THP_DISABLE */
 #include "check.h"
+#include "coll/coll.h"
+#include "memory/memory.h"
+#include "runtime/runtime.h"
 
 #include <mpi.h>
 #include <strings.h>
@@ -25,7 +28,6 @@
 #include <unistd.h>
 
 #define MIB ((size_t)1 << 20)
-#define INTERNAL (4 * MIB)
 #define NBYTES (8 * MIB + 12345) /* several huge pages and a part of one */
 
 /* The kinds of pages; AUTO, the setting that picks one (or a value shmem_init rejects); and
@@ -253,6 +255,21 @@ static void check_data(unsigned char *buf, unsigned char *fresh, int me, int npe
     free(dst);
 }
 
+/* The internal area the library adds to the heap at this job's size: the PEs and the most on
+ * one node, from MPI before shmem_init (the tunables loaded, which size the slots). */
+static size_t internal_bytes(void)
+{
+    int npes, local, most;
+    MPI_Comm node;
+    MPI_Comm_size(MPI_COMM_WORLD, &npes);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    MPI_Allreduce(&local, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    pg_config_load();
+    return PG_INTERNAL_BASE + pg_coll_internal_bytes((size_t)npes, (size_t)most);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -262,8 +279,8 @@ int main(int argc, char **argv)
     enum kind asked = setting_kind(setting);
     struct machine h;
     probe(&h);
-    size_t heap = heap_size();
-    long heap_pages = h.hugetlb_kb ? (long)(round_up(heap + INTERNAL, (size_t)h.hugetlb_kb << 10) /
+    size_t heap = heap_size(), internal = internal_bytes();
+    long heap_pages = h.hugetlb_kb ? (long)(round_up(heap + internal, (size_t)h.hugetlb_kb << 10) /
                                             ((size_t)h.hugetlb_kb << 10))
                                    : 0;
     /* Room for every PE on this machine: then no PE can miss out (the probes precede any init). */
@@ -319,9 +336,10 @@ int main(int argc, char **argv)
           "PANGEA_HUGE_PAGES=%s: my heap (%s) shows %s (KernelPageSize %zu kB, %zu kB "
           "PMD-mapped), want %s",
           setting, mine.name, kind_names[got], mine.kernel_page_kb, mine.pmd_kb, kind_names[want]);
-    CHECK(mine.size_kb * 1024 == round_up(heap + INTERNAL, page),
-          "heap mapping of %zu kB, want %zu kB (SHMEM_SYMMETRIC_SIZE + 4 MiB in pages of %zu kB)",
-          mine.size_kb, round_up(heap + INTERNAL, page) >> 10, page >> 10);
+    CHECK(mine.size_kb * 1024 == round_up(heap + internal, page),
+          "heap mapping of %zu kB, want %zu kB (SHMEM_SYMMETRIC_SIZE + %zu kB internal in pages "
+          "of %zu kB)",
+          mine.size_kb, round_up(heap + internal, page) >> 10, internal >> 10, page >> 10);
     /* My mapping of my right neighbour's heap, through which my puts touched it first. */
     unsigned char *peer = shmem_ptr(buf, right);
     if (peer && right != me) {
