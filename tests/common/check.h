@@ -151,6 +151,20 @@ static inline long test_scaled(long n)
     return npes > 4 ? n * 4 / npes : n;
 }
 
+/* ---- Teams -------------------------------------------------------------------------------------
+ */
+
+/* Copies of WORLD split into made[0..most) until a split fails: how many teams one PE can hold
+ * at once (the failed split leaves its handle SHMEM_TEAM_INVALID). */
+static inline int test_split_until_full(shmem_team_t *made, int most)
+{
+    int n = 0;
+    while (n < most &&
+           shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, shmem_n_pes(), NULL, 0, &made[n]) == 0)
+        n++;
+    return n;
+}
+
 /* ---- Value patterns -----------------------------------------------------------------------------
  * TEST_VAL(T, pe, i, salt) is element i of PE pe's data in round salt, exactly representable in
  * every type T of the tables (below 127 for 1-byte types, 32749 for 2-byte types and 2^24

@@ -99,16 +99,13 @@ static void queries(const char *phase)
     shmem_free(heap_obj);
 }
 
-/* Splits of WORLD until one fails: how many teams can live at once. Left alive when keep (a
- * finalize ends them; the next life has room for as many). */
+/* How many teams can live at once; left alive when keep (a finalize ends them, and the next
+ * life has room for as many). */
 static int split_until_full(int keep)
 {
     enum { TRY = 100 };
     shmem_team_t made[TRY];
-    int n = 0;
-    while (n < TRY &&
-           shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, shmem_n_pes(), NULL, 0, &made[n]) == 0)
-        n++;
+    int n = test_split_until_full(made, TRY);
     for (int i = 0; i < n && !keep; i++)
         shmem_team_destroy(made[i]);
     return n;

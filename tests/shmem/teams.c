@@ -126,10 +126,7 @@ static void team_limit(void)
 {
     enum { TRY = 100 };
     shmem_team_t made[TRY];
-    int n = 0;
-    while (n < TRY &&
-           shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, shmem_n_pes(), NULL, 0, &made[n]) == 0)
-        n++;
+    int n = test_split_until_full(made, TRY);
     CHECK(n > 8 && n < TRY, "created %d teams before the limit", n);
     CHECK(n == TRY || made[n] == SHMEM_TEAM_INVALID, "failed split left a valid team");
     for (int i = 0; i < n; i++)
