@@ -79,10 +79,8 @@ static inline int pg_mem_locate(const void *addr, size_t len, size_t *offset)
 /* My mapping of segment seg of PE pe, or NULL when pe is not on my node (or not mapped). */
 static inline char *pg_mem_peer_base(int seg, int pe)
 {
-    if ((unsigned)pe >= (unsigned)pg_world.npes || pg_world.node_of[pe] != pg_world.node ||
-        !pg_segments[seg].peer_base)
-        return NULL;
-    return pg_segments[seg].peer_base[pg_world.local_of[pe]];
+    int l = pg_local_rank_of(pe);
+    return l < 0 || !pg_segments[seg].peer_base ? NULL : pg_segments[seg].peer_base[l];
 }
 
 /* Load/store pointer to PE's copy of the symmetric object at my addr, or NULL when PE is

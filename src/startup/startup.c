@@ -83,6 +83,10 @@ static int node_tables(void)
             if (next_local[node] > pg_world.max_local_size)
                 pg_world.max_local_size = next_local[node];
         pg_world.node = pg_world.node_of[pg_world.me];
+        pg_world.local_first =
+            pg_world.local_pes[local_size - 1] - pg_world.local_pes[0] == local_size - 1
+                ? pg_world.local_pes[0]
+                : -1;
         if (pg_world.local_of[pg_world.me] != pg_world.local_rank)
             pg_fatal("startup",
                      "PE %d has node-local rank %d, not %d: MPI_Comm_split_type did not rank "

@@ -12,14 +12,28 @@ struct pg_world {
     int nnodes;
     int local_rank; /* my index among the PEs of my node */
     int local_size;
-    int max_local_size;   /* the most PEs any node has */
-    int *node_of;         /* [npes] node index of each PE */
-    int *local_of;        /* [npes] local rank of each PE on its node */
-    int *local_pes;       /* [local_size] world PE of each local rank of my node */
+    int max_local_size; /* the most PEs any node has */
+    int local_first; /* world PE of my local rank 0 when my node's PEs are consecutive, else -1 */
+    int *node_of;    /* [npes] node index of each PE */
+    int *local_of;   /* [npes] local rank of each PE on its node */
+    int *local_pes;  /* [local_size] world PE of each local rank of my node */
     unsigned long job_id; /* same on every PE of my node, distinct from other jobs there */
 };
 
 extern struct pg_world pg_world;
+
+/* The local rank of world PE pe when it is on my node, else -1. Consecutive node PEs (the
+ * launchers' usual placement) take one comparison, on the path of every load/store RMA. */
+static inline int pg_local_rank_of(int pe)
+{
+    if (pg_world.local_first >= 0) {
+        unsigned l = (unsigned)(pe - pg_world.local_first);
+        return l < (unsigned)pg_world.local_size ? (int)l : -1;
+    }
+    return (unsigned)pe < (unsigned)pg_world.npes && pg_world.node_of[pe] == pg_world.node
+               ? pg_world.local_of[pe]
+               : -1;
+}
 
 /* Brings MPI up if the program has not (remembering that we did), duplicates
  * MPI_COMM_WORLD and fills pg_world. Returns 0 or -1 with a message printed. */
