@@ -42,34 +42,61 @@ static void check_mpi(int rc, const char *what)
     }
 }
 
-/* Fills node_of, local_of, local_pes, nnodes, node and max_local_size with one world exchange of 4
- * bytes per PE, in O(npes). node_comm ranks its PEs in world order (the split key), so my node's
- * PEs are its group translated to world ranks, a local call, and the first of them leads the node.
- * Nodes are numbered in their leaders' order. 0, or -1 when out of memory. */
+/* My host's name, and its 64-bit FNV-1a hash: the key that groups the PEs of a node. */
+static unsigned long long host_key(char *name, size_t len)
+{
+    if (gethostname(name, len) != 0)
+        snprintf(name, len, "unknown");
+    name[len - 1] = '\0';
+    unsigned long long hash = 14695981039346656037ull;
+    for (const char *c = name; *c; c++)
+        hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
+    return hash;
+}
+
+struct keyed_pe {
+    unsigned long long key;
+    int pe;
+};
+
+static int by_key_then_pe(const void *a, const void *b)
+{
+    const struct keyed_pe *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->pe > y->pe) - (x->pe < y->pe);
+}
+
+/* Finds the PEs of each node from one world exchange of 8 bytes per PE (a hash of the host
+ * name: MPI_Comm_split_type costs MPICH seconds at a few tens of PEs per core), and fills
+ * node_comm, node_of, local_of, local_pes, nnodes, node, max_local_size and local_first, in
+ * O(npes log npes). A node's first PE leads it; nodes are numbered in their leaders' order.
+ * Within the node, the host names must be equal (not just their hashes). 0, or -1 when out of
+ * memory. */
 static int node_tables(void)
 {
-    int npes = pg_world.npes, local_size = pg_world.local_size;
-    pg_world.node_of = malloc((size_t)npes * sizeof(int));
-    pg_world.local_of = malloc((size_t)npes * sizeof(int));
-    pg_world.local_pes = malloc((size_t)local_size * sizeof(int));
+    int npes = pg_world.npes;
+    char host[256];
+    unsigned long long mine = host_key(host, sizeof host);
+    unsigned long long *keys = malloc((size_t)npes * sizeof *keys);
+    struct keyed_pe *sorted = malloc((size_t)npes * sizeof *sorted);
     int *leader_of = malloc((size_t)npes * sizeof(int));
     int *next_local = calloc((size_t)npes, sizeof(int)); /* by node */
-    int *local_ranks = malloc((size_t)local_size * sizeof(int));
+    pg_world.node_of = malloc((size_t)npes * sizeof(int));
+    pg_world.local_of = malloc((size_t)npes * sizeof(int));
     int status = -1;
-    if (pg_world.node_of && pg_world.local_of && pg_world.local_pes && leader_of && next_local &&
-        local_ranks) {
-        MPI_Group node_group, world_group;
-        MPI_Comm_group(node_comm, &node_group);
-        MPI_Comm_group(world_comm, &world_group);
-        for (int l = 0; l < local_size; l++)
-            local_ranks[l] = l;
-        MPI_Group_translate_ranks(node_group, local_size, local_ranks, world_group,
-                                  pg_world.local_pes);
-        MPI_Group_free(&node_group);
-        MPI_Group_free(&world_group);
-        check_mpi(
-            MPI_Allgather(&pg_world.local_pes[0], 1, MPI_INT, leader_of, 1, MPI_INT, world_comm),
-            "MPI_Allgather");
+    if (keys && sorted && leader_of && next_local && pg_world.node_of && pg_world.local_of) {
+        check_mpi(MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, keys, 1, MPI_UNSIGNED_LONG_LONG,
+                                world_comm),
+                  "MPI_Allgather");
+        for (int pe = 0; pe < npes; pe++)
+            sorted[pe] = (struct keyed_pe){keys[pe], pe};
+        qsort(sorted, (size_t)npes, sizeof *sorted, by_key_then_pe);
+        for (int i = 0, leader = 0; i < npes; i++) {
+            if (i == 0 || sorted[i].key != sorted[i - 1].key)
+                leader = sorted[i].pe;
+            leader_of[sorted[i].pe] = leader;
+        }
         /* A PE's leader comes before it (or is it), so one pass in PE order numbers both. */
         int nnodes = 0;
         for (int pe = 0; pe < npes; pe++) {
@@ -78,26 +105,44 @@ static int node_tables(void)
             pg_world.local_of[pe] = next_local[node]++;
         }
         pg_world.nnodes = nnodes;
+        pg_world.node = pg_world.node_of[pg_world.me];
+        pg_world.local_rank = pg_world.local_of[pg_world.me];
+        pg_world.local_size = next_local[pg_world.node];
         pg_world.max_local_size = 0;
         for (int node = 0; node < nnodes; node++)
             if (next_local[node] > pg_world.max_local_size)
                 pg_world.max_local_size = next_local[node];
-        pg_world.node = pg_world.node_of[pg_world.me];
-        pg_world.local_first =
-            pg_world.local_pes[local_size - 1] - pg_world.local_pes[0] == local_size - 1
-                ? pg_world.local_pes[0]
-                : -1;
-        if (pg_world.local_of[pg_world.me] != pg_world.local_rank)
-            pg_fatal("startup",
-                     "PE %d has node-local rank %d, not %d: MPI_Comm_split_type did not rank "
-                     "the node's PEs in world order",
-                     pg_world.me, pg_world.local_rank, pg_world.local_of[pg_world.me]);
-        status = 0;
+        pg_world.local_pes = malloc((size_t)pg_world.local_size * sizeof(int));
+        if (pg_world.local_pes) {
+            for (int pe = 0, l = 0; pe < npes; pe++)
+                if (pg_world.node_of[pe] == pg_world.node)
+                    pg_world.local_pes[l++] = pe;
+            pg_world.local_first =
+                pg_world.local_pes[pg_world.local_size - 1] - pg_world.local_pes[0] ==
+                        pg_world.local_size - 1
+                    ? pg_world.local_pes[0]
+                    : -1;
+            status = 0;
+        }
     }
+    free(keys);
+    free(sorted);
     free(leader_of);
     free(next_local);
-    free(local_ranks);
-    return status;
+    if (status != 0)
+        return -1;
+    check_mpi(MPI_Comm_split(world_comm, pg_world.node, pg_world.local_rank, &node_comm),
+              "MPI_Comm_split");
+    /* Two hosts whose names hash alike would share a node here: the names must match. */
+    char leader_host[sizeof host];
+    memcpy(leader_host, host, sizeof host);
+    check_mpi(MPI_Bcast(leader_host, sizeof leader_host, MPI_CHAR, 0, node_comm), "MPI_Bcast");
+    if (strcmp(leader_host, host) != 0)
+        pg_fatal("startup",
+                 "hosts '%s' and '%s' have the same name hash: PEs cannot be grouped "
+                 "by node",
+                 host, leader_host);
+    return 0;
 }
 
 int pg_startup_init(void)
@@ -130,12 +175,6 @@ int pg_startup_init(void)
     check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &world_comm), "MPI_Comm_dup");
     MPI_Comm_rank(world_comm, &pg_world.me);
     MPI_Comm_size(world_comm, &pg_world.npes);
-    check_mpi(MPI_Comm_split_type(world_comm, MPI_COMM_TYPE_SHARED, pg_world.me, MPI_INFO_NULL,
-                                  &node_comm),
-              "MPI_Comm_split_type");
-    MPI_Comm_rank(node_comm, &pg_world.local_rank);
-    MPI_Comm_size(node_comm, &pg_world.local_size);
-
     if (node_tables() != 0)
         pg_fatal("startup", "out of memory for the PE tables (%d PEs)", pg_world.npes);
 
