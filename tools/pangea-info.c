@@ -43,7 +43,7 @@ static int footprint(const char *npes_text, const char *ppn_text)
     struct pg_ds_server_counts sn = pg_ds_server_worst(npes, ppn);
     struct pg_ds_server_bytes server =
         pn.nnodes > 1 ? pg_ds_server_model(&sn) : (struct pg_ds_server_bytes){0};
-    size_t internal = PG_INTERNAL_BASE + pg_coll_internal_bytes(npes, ppn);
+    size_t internal = pg_mem_internal_size(pg_coll_internal_bytes(npes, ppn));
     printf("npes %zu\npes_per_node %zu\nnodes %zu\n", npes, ppn, pn.nnodes);
     printf("per_pe_bytes %zu\n", client.total + tables + internal);
     printf("per_pe_client_bytes %zu\n", client.total);

@@ -37,6 +37,9 @@ void pg_memory_print(void *stream);
 /* The library-internal symmetric area at the end of the heap segment: this much for the
  * modules' own words, besides the collectives' channels. */
 #define PG_INTERNAL_BASE ((size_t)64 << 10)
+/* The internal area of a heap segment whose collectives' channels take `extra` bytes: the one
+ * formula shmem_init, pangea-info --footprint and the tests size it with. */
+size_t pg_mem_internal_size(size_t extra);
 /* Bytes of a heap segment holding `bytes` (the program's heap and the internal area), in whole
  * pages of page_size bytes. */
 size_t pg_heap_segment_size(size_t bytes, size_t page_size);

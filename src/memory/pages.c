@@ -123,7 +123,7 @@ void pg_pages_describe(void *stream, int setting, size_t heap_size)
     fprintf(out, "symmetric heap pages (PANGEA_HUGE_PAGES=%s, a heap of %zu bytes per PE):\n",
             words[setting], heap_size);
     if (p.hugetlb_size) {
-        size_t segment = pg_heap_segment_size(heap_size + PG_INTERNAL_BASE, p.hugetlb_size);
+        size_t segment = pg_heap_segment_size(heap_size + pg_mem_internal_size(0), p.hugetlb_size);
         fprintf(out,
                 "  hugetlb  %zu kB pages: %ld in the pool, %ld free, %ld reserved, %ld more "
                 "allowed on demand; a heap takes %zu\n",
@@ -145,7 +145,7 @@ void pg_pages_describe(void *stream, int setting, size_t heap_size)
             continue;
         }
         size_t segment =
-            pg_heap_segment_size(heap_size + PG_INTERNAL_BASE, pg_pages_size(&p, kind));
+            pg_heap_segment_size(heap_size + pg_mem_internal_size(0), pg_pages_size(&p, kind));
         if (kind == PG_HUGE_HUGETLB &&
             (long)(segment / p.hugetlb_size) > pg_pages_hugetlb_room(&p)) {
             fprintf(out, "  hugetlb: %ld pages can be had, fewer than a heap takes\n",

@@ -57,6 +57,11 @@ static size_t page_size(void)
     return (size_t)sysconf(_SC_PAGESIZE);
 }
 
+size_t pg_mem_internal_size(size_t extra)
+{
+    return PG_INTERNAL_BASE + ((extra + 63) & ~(size_t)63);
+}
+
 size_t pg_heap_segment_size(size_t bytes, size_t page_size)
 {
     return (bytes + page_size - 1) / page_size * page_size;
@@ -459,7 +464,7 @@ static void count_heap_pages(void)
 
 int pg_memory_init(size_t heap_size, size_t internal_extra)
 {
-    internal_size = PG_INTERNAL_BASE + ((internal_extra + 63) & ~(size_t)63);
+    internal_size = pg_mem_internal_size(internal_extra);
     if (setup_heap(heap_size) != 0)
         return -1;
     pg_phase_end(PG_PHASE_HEAP_SEGMENT);

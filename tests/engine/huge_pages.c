@@ -267,7 +267,7 @@ static size_t internal_bytes(void)
     MPI_Comm_free(&node);
     MPI_Allreduce(&local, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     pg_config_load();
-    return PG_INTERNAL_BASE + pg_coll_internal_bytes((size_t)npes, (size_t)most);
+    return pg_mem_internal_size(pg_coll_internal_bytes((size_t)npes, (size_t)most));
 }
 
 int main(int argc, char **argv)
