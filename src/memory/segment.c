@@ -69,7 +69,7 @@ size_t pg_heap_segment_size(size_t bytes, size_t page_size)
 
 static void object_name(char *name, size_t len, int pe, int seg)
 {
-    snprintf(name, len, "/pangea-%lx-%d-%s", pg_world.job_id, pe, seg_names[seg]);
+    snprintf(name, len, "/pangea-%llx-%d-%s", pg_world.job_id, pe, seg_names[seg]);
 }
 
 /* A named object of size bytes: its descriptor, or -1 and why. */

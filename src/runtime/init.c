@@ -65,6 +65,7 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
         fprintf(stderr, "Pangea %s (OpenSHMEM 1.6)\n", PG_VERSION_STRING);
     if (pg_world.me == 0 && pg_cfg.info) {
         pg_config_print(stderr);
+        pg_startup_print(stderr);
         pg_memory_print(stderr);
         if (pg_world.nnodes > 1)
             pg_net_describe(stderr);

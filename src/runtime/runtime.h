@@ -24,6 +24,9 @@
     X(startup_timing, BOOL, "PANGEA_STARTUP_TIMING", "0",                                      \
       "Print each phase of shmem_init/ARMCI_Init with its min, mean and max time over the "    \
       "PEs (PE 0, on stderr; SHMEM_INFO prints them too)")                                     \
+    X(mpi_lean_init, BOOL, "PANGEA_MPI_LEAN_INIT", "1",                                        \
+      "When shmem_init starts MPI for a program that makes no MPI calls of its own, skip "     \
+      "MPICH's on-node shared memory (MPIR_CVAR_NOLOCAL), which Pangea does not use")          \
     X(check, BOOL, "PANGEA_CHECK", "0", "Same as SHMEM_DEBUG: validate every argument")        \
     X(spin_count, INT, "PANGEA_SPIN_COUNT", "2000",                                            \
       "Polls a waiting PE makes before it yields its core (then polls and yields "             \
@@ -171,6 +174,11 @@ static inline void pg_wait_step(struct pg_waiter *w)
     else
         pg_wait_yield(w);
 }
+
+/* 1 when an object loaded in the process, other than the one that holds Pangea, imports a
+ * symbol that starts with one of the NULL-terminated prefixes; 0 when none does; -1 when it
+ * cannot be told (Pangea linked statically into the program). Reads the objects' files. */
+int pg_program_imports(const char *const *prefixes);
 
 /* Startup phases, in the order an init runs them: X(id, name). tunables: environment and
  * tuning file; mpi init: only when the program has not; node discovery: communicators, node

@@ -1,19 +1,25 @@
 #include "startup.h"
 
+#include "board.h"
 #include "runtime/runtime.h"
+
+#include <errno.h>
+#include <sys/random.h>
 
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 struct pg_world pg_world;
 
-static MPI_Comm world_comm = MPI_COMM_NULL;
-static MPI_Comm node_comm = MPI_COMM_NULL;
+/* The node leaders' communicator (MPI_COMM_NULL on the other PEs): the only one Pangea
+ * makes, so that a world-wide collective is not paid at init to duplicate MPI_COMM_WORLD. */
+static MPI_Comm leaders_comm = MPI_COMM_NULL;
+#define LEADERS_TAG 0x5047 /* MPI_Comm_create_group's tag */
 static int we_started_mpi;
+static int started_lean; /* lean_init_wanted() held when we started MPI */
 static int mpi_finalize_registered;
 
 static void finalize_mpi_at_exit(void)
@@ -54,6 +60,12 @@ static unsigned long long host_key(char *name, size_t len)
     return hash;
 }
 
+/* What each PE gives to the one world exchange of the startup. */
+struct pe_card {
+    unsigned long long host;  /* host_key */
+    unsigned long long nonce; /* random: a node leader's names the node's shared objects */
+};
+
 struct keyed_pe {
     unsigned long long key;
     int pe;
@@ -67,30 +79,30 @@ static int by_key_then_pe(const void *a, const void *b)
     return (x->pe > y->pe) - (x->pe < y->pe);
 }
 
-/* Finds the PEs of each node from one world exchange of 8 bytes per PE (a hash of the host
- * name: MPI_Comm_split_type costs MPICH seconds at a few tens of PEs per core), and fills
- * node_comm, node_of, local_of, local_pes, nnodes, node, max_local_size and local_first, in
- * O(npes log npes). A node's first PE leads it; nodes are numbered in their leaders' order.
- * Within the node, the host names must be equal (not just their hashes). 0, or -1 when out of
- * memory. */
-static int node_tables(void)
+static unsigned long long random_nonce(void)
+{
+    unsigned long long nonce;
+    if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
+        pg_fatal("startup", "getrandom failed: %s", strerror(errno));
+    return nonce;
+}
+
+/* Fills node_of, local_of, local_pes, nnodes, node, local_rank, local_size, max_local_size,
+ * local_first and job_id from every PE's card, in O(npes log npes). A node's first PE leads
+ * it and its nonce is the node's job id; nodes are numbered in their leaders' order. 0, or -1
+ * when out of memory. */
+static int node_tables(const struct pe_card *cards)
 {
     int npes = pg_world.npes;
-    char host[256];
-    unsigned long long mine = host_key(host, sizeof host);
-    unsigned long long *keys = malloc((size_t)npes * sizeof *keys);
     struct keyed_pe *sorted = malloc((size_t)npes * sizeof *sorted);
     int *leader_of = malloc((size_t)npes * sizeof(int));
     int *next_local = calloc((size_t)npes, sizeof(int)); /* by node */
     pg_world.node_of = malloc((size_t)npes * sizeof(int));
     pg_world.local_of = malloc((size_t)npes * sizeof(int));
     int status = -1;
-    if (keys && sorted && leader_of && next_local && pg_world.node_of && pg_world.local_of) {
-        check_mpi(MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, keys, 1, MPI_UNSIGNED_LONG_LONG,
-                                world_comm),
-                  "MPI_Allgather");
+    if (sorted && leader_of && next_local && pg_world.node_of && pg_world.local_of) {
         for (int pe = 0; pe < npes; pe++)
-            sorted[pe] = (struct keyed_pe){keys[pe], pe};
+            sorted[pe] = (struct keyed_pe){cards[pe].host, pe};
         qsort(sorted, (size_t)npes, sizeof *sorted, by_key_then_pe);
         for (int i = 0, leader = 0; i < npes; i++) {
             if (i == 0 || sorted[i].key != sorted[i - 1].key)
@@ -108,6 +120,7 @@ static int node_tables(void)
         pg_world.node = pg_world.node_of[pg_world.me];
         pg_world.local_rank = pg_world.local_of[pg_world.me];
         pg_world.local_size = next_local[pg_world.node];
+        pg_world.job_id = cards[leader_of[pg_world.me]].nonce;
         pg_world.max_local_size = 0;
         for (int node = 0; node < nnodes; node++)
             if (next_local[node] > pg_world.max_local_size)
@@ -125,24 +138,76 @@ static int node_tables(void)
             status = 0;
         }
     }
-    free(keys);
     free(sorted);
     free(leader_of);
     free(next_local);
+    return status;
+}
+
+/* The leaders' communicator, made by the leaders alone (MPI_Comm_create_group): a world-wide
+ * collective here would cost what the board saves. */
+static void open_leaders_comm(void)
+{
+    if (pg_world.local_rank != 0)
+        return;
+    int *leaders = malloc((size_t)pg_world.nnodes * sizeof(int));
+    if (!leaders)
+        pg_fatal("startup", "out of memory for the node leaders (%d nodes)", pg_world.nnodes);
+    for (int pe = 0, n = 0; pe < pg_world.npes; pe++)
+        if (pg_world.local_of[pe] == 0)
+            leaders[n++] = pe;
+    MPI_Group world_group, group;
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    MPI_Group_incl(world_group, pg_world.nnodes, leaders, &group);
+    check_mpi(MPI_Comm_create_group(MPI_COMM_WORLD, group, LEADERS_TAG, &leaders_comm),
+              "MPI_Comm_create_group");
+    MPI_Group_free(&group);
+    MPI_Group_free(&world_group);
+    free(leaders);
+}
+
+/* Finds the PEs of each node from one world exchange of 16 bytes per PE (a hash of the host
+ * name and a nonce; MPI_Comm_split_type costs MPICH seconds at a few tens of PEs per core),
+ * maps the node's board and checks that the host names of the node are equal, not just their
+ * hashes. */
+static void discover_nodes(void)
+{
+    char host[256];
+    struct pe_card mine = {host_key(host, sizeof host), random_nonce()};
+    struct pe_card *cards = malloc((size_t)pg_world.npes * sizeof *cards);
+    if (!cards)
+        pg_fatal("startup", "out of memory for the PE tables (%d PEs)", pg_world.npes);
+    check_mpi(
+        MPI_Allgather(&mine, sizeof mine, MPI_BYTE, cards, sizeof mine, MPI_BYTE, MPI_COMM_WORLD),
+        "MPI_Allgather");
+    int status = node_tables(cards);
+    free(cards);
     if (status != 0)
-        return -1;
-    check_mpi(MPI_Comm_split(world_comm, pg_world.node, pg_world.local_rank, &node_comm),
-              "MPI_Comm_split");
-    /* Two hosts whose names hash alike would share a node here: the names must match. */
+        pg_fatal("startup", "out of memory for the PE tables (%d PEs)", pg_world.npes);
+    char why[160];
+    if (pg_board_attach(pg_world.job_id, pg_world.local_size, pg_world.local_rank, why,
+                        sizeof why) != 0)
+        pg_fatal("startup", "the node's startup board: %s", why);
     char leader_host[sizeof host];
     memcpy(leader_host, host, sizeof host);
-    check_mpi(MPI_Bcast(leader_host, sizeof leader_host, MPI_CHAR, 0, node_comm), "MPI_Bcast");
+    pg_board_bcast(leader_host, sizeof leader_host);
     if (strcmp(leader_host, host) != 0)
         pg_fatal("startup",
                  "hosts '%s' and '%s' have the same name hash: PEs cannot be grouped "
                  "by node",
                  host, leader_host);
-    return 0;
+    open_leaders_comm();
+}
+
+/* MPICH sets up shared memory between every pair of a node's ranks in MPI_Init (half its time
+ * at 32 ranks on a node), for MPI's own messages. When we start MPI for a program that sends
+ * none, that is waste: its MPI calls still work without it (through the network module's
+ * on-node transports), only slower. */
+static int lean_init_wanted(void)
+{
+    static const char *const mpi_prefixes[] = {"MPI_", "MPIX_", "PMPI_", "mpi_", "pmpi_", NULL};
+    return pg_cfg.mpi_lean_init && !getenv("MPIR_CVAR_NOLOCAL") &&
+           pg_program_imports(mpi_prefixes) == 0;
 }
 
 int pg_startup_init(void)
@@ -156,13 +221,20 @@ int pg_startup_init(void)
         return -1;
     }
     if (!initialized) {
+        int lean = lean_init_wanted();
+        if (lean)
+            setenv("MPIR_CVAR_NOLOCAL", "1", 1);
         /* We call MPI only at init, finalize and global exit, always from the initializing
          * thread, so FUNNELED is all we need whatever level the program asked of us. */
         int provided;
-        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+        if (lean)
+            unsetenv("MPIR_CVAR_NOLOCAL"); /* the program's child processes do not inherit it */
+        if (rc != MPI_SUCCESS) {
             fprintf(stderr, "pangea: shmem_init: MPI_Init_thread failed\n");
             return -1;
         }
+        started_lean = lean;
         we_started_mpi = 1;
         if (!mpi_finalize_registered) {
             /* MPI cannot be initialized twice, so keep it up for a later re-init and
@@ -172,70 +244,120 @@ int pg_startup_init(void)
         }
         pg_phase_end(PG_PHASE_MPI_INIT);
     }
-    check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &world_comm), "MPI_Comm_dup");
-    MPI_Comm_rank(world_comm, &pg_world.me);
-    MPI_Comm_size(world_comm, &pg_world.npes);
-    if (node_tables() != 0)
-        pg_fatal("startup", "out of memory for the PE tables (%d PEs)", pg_world.npes);
-
-    /* Shared-memory object names are the only use of the job id, and only the PEs of a node
-     * share them: the node leader's id tells this job from others running on the node. */
-    unsigned long job_id = 0;
-    if (pg_world.local_rank == 0)
-        job_id = ((unsigned long)getpid() << 20) ^ (unsigned long)time(NULL) ^
-                 ((unsigned long)clock() << 40);
-    check_mpi(MPI_Bcast(&job_id, 1, MPI_UNSIGNED_LONG, 0, node_comm), "MPI_Bcast");
-    pg_world.job_id = job_id;
+    MPI_Comm_rank(MPI_COMM_WORLD, &pg_world.me);
+    MPI_Comm_size(MPI_COMM_WORLD, &pg_world.npes);
+    discover_nodes();
     pg_phase_end(PG_PHASE_NODE_DISCOVERY);
     return 0;
 }
 
+void pg_startup_print(void *stream)
+{
+    fprintf(stream, "MPI: %s%s; %d PEs on %d node%s, at most %d on a node\n",
+            we_started_mpi ? "started by shmem_init" : "started by the program",
+            started_lean ? " without its on-node shared memory (PANGEA_MPI_LEAN_INIT)" : "",
+            pg_world.npes, pg_world.nnodes, pg_world.nnodes > 1 ? "s" : "",
+            pg_world.max_local_size);
+}
+
 void pg_startup_fini(void)
 {
-    if (mpi_up()) {
-        if (node_comm != MPI_COMM_NULL)
-            MPI_Comm_free(&node_comm);
-        if (world_comm != MPI_COMM_NULL)
-            MPI_Comm_free(&world_comm);
-    }
-    node_comm = world_comm = MPI_COMM_NULL;
+    if (mpi_up() && leaders_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&leaders_comm);
+    leaders_comm = MPI_COMM_NULL;
+    pg_board_detach();
     free(pg_world.node_of);
     free(pg_world.local_of);
     free(pg_world.local_pes);
     memset(&pg_world, 0, sizeof pg_world);
 }
 
+/* Every exchange below is hierarchical: the node's PEs meet on the board, their leaders over
+ * MPI when there are several nodes, and the board carries the result back. */
+static int leading(void)
+{
+    return pg_world.local_rank == 0 && pg_world.nnodes > 1;
+}
+
 void pg_boot_allgather(const void *mine, void *all, size_t len)
 {
-    check_mpi(MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, world_comm),
-              "MPI_Allgather");
+    size_t npes = (size_t)pg_world.npes;
+    char *node_block = malloc((size_t)pg_world.local_size * len);
+    char *by_node = leading() ? malloc(npes * len) : NULL;
+    int *counts = leading() ? malloc((size_t)pg_world.nnodes * 2 * sizeof(int)) : NULL;
+    if (!node_block || (leading() && (!by_node || !counts)))
+        pg_fatal("startup", "out of memory for an exchange of %zu bytes per PE", len);
+    pg_board_allgather(mine, node_block, len);
+    if (leading()) {
+        /* Node blocks arrive in node order; a PE's place in them is its node's start plus its
+         * local rank. */
+        int *displs = counts + pg_world.nnodes;
+        memset(counts, 0, (size_t)pg_world.nnodes * sizeof(int));
+        for (size_t pe = 0; pe < npes; pe++)
+            counts[pg_world.node_of[pe]] += (int)len;
+        for (int node = 0, at = 0; node < pg_world.nnodes; at += counts[node++])
+            displs[node] = at;
+        check_mpi(MPI_Allgatherv(node_block, pg_world.local_size * (int)len, MPI_BYTE, by_node,
+                                 counts, displs, MPI_BYTE, leaders_comm),
+                  "MPI_Allgatherv");
+        for (size_t pe = 0; pe < npes; pe++)
+            memcpy((char *)all + pe * len,
+                   by_node + displs[pg_world.node_of[pe]] + (size_t)pg_world.local_of[pe] * len,
+                   len);
+    } else if (pg_world.local_rank == 0) {
+        for (int l = 0; l < pg_world.local_size; l++)
+            memcpy((char *)all + (size_t)pg_world.local_pes[l] * len, node_block + l * len, len);
+    }
+    free(node_block);
+    free(by_node);
+    free(counts);
+    pg_board_bcast(all, npes * len);
 }
 
 void pg_boot_node_allgather(const void *mine, void *all, size_t len)
 {
-    check_mpi(MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, node_comm),
-              "MPI_Allgather");
+    pg_board_allgather(mine, all, len);
 }
 
 void pg_boot_leaders_allgather(const void *mine, void *all, size_t len)
 {
-    MPI_Comm leaders;
-    check_mpi(MPI_Comm_split(world_comm, pg_world.local_rank == 0 ? 0 : MPI_UNDEFINED, pg_world.me,
-                             &leaders),
-              "MPI_Comm_split");
-    if (leaders != MPI_COMM_NULL) {
-        check_mpi(MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, leaders),
+    if (leading())
+        check_mpi(MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, leaders_comm),
                   "MPI_Allgather");
-        MPI_Comm_free(&leaders);
-    }
-    check_mpi(MPI_Bcast(all, (int)(len * (size_t)pg_world.nnodes), MPI_BYTE, 0, node_comm),
-              "MPI_Bcast");
+    else if (pg_world.local_rank == 0)
+        memcpy(all, mine, len);
+    pg_board_bcast(all, len * (size_t)pg_world.nnodes);
 }
 
 void pg_boot_minmax(const long long *mine, long long *least, long long *most, int n)
 {
-    check_mpi(MPI_Allreduce(mine, least, n, MPI_LONG_LONG, MPI_MIN, world_comm), "MPI_Allreduce");
-    check_mpi(MPI_Allreduce(mine, most, n, MPI_LONG_LONG, MPI_MAX, world_comm), "MPI_Allreduce");
+    long long *node = malloc((size_t)pg_world.local_size * (size_t)n * sizeof *node);
+    long long *both = malloc(2 * (size_t)n * sizeof *both);
+    if (!node || !both)
+        pg_fatal("startup", "out of memory for a reduction of %d values", n);
+    pg_board_allgather(mine, node, (size_t)n * sizeof *node);
+    for (int i = 0; i < n; i++) {
+        both[i] = both[n + i] = node[i];
+        for (int l = 1; l < pg_world.local_size; l++) {
+            long long v = node[(size_t)l * (size_t)n + (size_t)i];
+            both[i] = v < both[i] ? v : both[i];
+            both[n + i] = v > both[n + i] ? v : both[n + i];
+        }
+    }
+    if (pg_world.nnodes > 1) {
+        if (leading()) {
+            check_mpi(MPI_Allreduce(MPI_IN_PLACE, both, n, MPI_LONG_LONG, MPI_MIN, leaders_comm),
+                      "MPI_Allreduce");
+            check_mpi(
+                MPI_Allreduce(MPI_IN_PLACE, both + n, n, MPI_LONG_LONG, MPI_MAX, leaders_comm),
+                "MPI_Allreduce");
+        }
+        pg_board_bcast(both, 2 * (size_t)n * sizeof *both);
+    }
+    memcpy(least, both, (size_t)n * sizeof *both);
+    memcpy(most, both + n, (size_t)n * sizeof *both);
+    free(node);
+    free(both);
 }
 
 static void combine_stats(void *in, void *inout, int *len, MPI_Datatype *type)
@@ -253,25 +375,46 @@ static void combine_stats(void *in, void *inout, int *len, MPI_Datatype *type)
 
 void pg_boot_reduce_stats(struct pg_boot_stat *stat, int n)
 {
-    MPI_Datatype type;
-    MPI_Op op;
-    MPI_Type_contiguous(sizeof *stat / sizeof(double), MPI_DOUBLE, &type);
-    MPI_Type_commit(&type);
-    MPI_Op_create(combine_stats, 1, &op);
-    int rc = MPI_Reduce(pg_world.me == 0 ? MPI_IN_PLACE : stat, stat, n, type, op, 0, world_comm);
-    MPI_Op_free(&op);
-    MPI_Type_free(&type);
-    check_mpi(rc, "MPI_Reduce");
+    size_t bytes = (size_t)n * sizeof *stat;
+    struct pg_boot_stat *node = malloc((size_t)pg_world.local_size * bytes);
+    if (!node)
+        pg_fatal("startup", "out of memory for a reduction of %d statistics", n);
+    pg_board_allgather(stat, node, bytes);
+    if (pg_world.local_rank == 0) {
+        for (int l = 1; l < pg_world.local_size; l++)
+            combine_stats(node + (size_t)l * (size_t)n, node, &n, NULL);
+        if (leading()) {
+            /* PE 0 leads node 0, so it is rank 0 among the leaders. */
+            MPI_Datatype type;
+            MPI_Op op;
+            MPI_Type_contiguous(sizeof *stat / sizeof(double), MPI_DOUBLE, &type);
+            MPI_Type_commit(&type);
+            MPI_Op_create(combine_stats, 1, &op);
+            int rc = MPI_Reduce(pg_world.me == 0 ? MPI_IN_PLACE : node, node, n, type, op, 0,
+                                leaders_comm);
+            MPI_Op_free(&op);
+            MPI_Type_free(&type);
+            check_mpi(rc, "MPI_Reduce");
+        }
+        if (pg_world.me == 0)
+            memcpy(stat, node, bytes);
+    }
+    free(node);
 }
 
 void pg_boot_barrier(void)
 {
-    check_mpi(MPI_Barrier(world_comm), "MPI_Barrier");
+    pg_board_barrier();
+    if (pg_world.nnodes > 1) {
+        if (leading())
+            check_mpi(MPI_Barrier(leaders_comm), "MPI_Barrier");
+        pg_board_barrier();
+    }
 }
 
 int pg_boot_barrier_if_available(void)
 {
-    if (!mpi_up() || world_comm == MPI_COMM_NULL)
+    if (!pg_board_attached() || (pg_world.nnodes > 1 && !mpi_up()))
         return -1;
     pg_boot_barrier();
     return 0;
@@ -279,7 +422,7 @@ int pg_boot_barrier_if_available(void)
 
 void pg_boot_node_barrier(void)
 {
-    check_mpi(MPI_Barrier(node_comm), "MPI_Barrier");
+    pg_board_barrier();
 }
 
 void pg_boot_abort(int status)

@@ -17,7 +17,7 @@ struct pg_world {
     int *node_of;    /* [npes] node index of each PE */
     int *local_of;   /* [npes] local rank of each PE on its node */
     int *local_pes;  /* [local_size] world PE of each local rank of my node */
-    unsigned long job_id; /* same on every PE of my node, distinct from other jobs there */
+    unsigned long long job_id; /* random, the same on every PE of my node: names its objects */
 };
 
 extern struct pg_world pg_world;
@@ -35,18 +35,22 @@ static inline int pg_local_rank_of(int pe)
                : -1;
 }
 
-/* Brings MPI up if the program has not (remembering that we did), duplicates
- * MPI_COMM_WORLD and fills pg_world. Returns 0 or -1 with a message printed. */
+/* Brings MPI up if the program has not (remembering that we did), fills pg_world from one
+ * MPI_Allgather over MPI_COMM_WORLD, and maps the node's board (board.h), through which the
+ * exchanges below meet on a node. Returns 0 or -1 with a message printed. */
 int pg_startup_init(void);
 /* The bytes of pg_world's tables in a job of npes PEs, local_size on this node. */
 static inline size_t pg_boot_table_bytes(size_t npes, size_t local_size)
 {
     return (2 * npes + local_size) * sizeof(int);
 }
+/* For SHMEM_INFO: who started MPI and how, the PE and node counts. */
+void pg_startup_print(void *stream);
 /* Releases the communicators; MPI itself is finalized at exit if we started it. */
 void pg_startup_fini(void);
 
-/* Init-time exchanges over MPI (world or node scope). */
+/* Init-time exchanges, world or node scope: the node's PEs meet on the board and the node
+ * leaders over MPI (only when there are several nodes). */
 void pg_boot_allgather(const void *mine, void *all, size_t len);
 void pg_boot_node_allgather(const void *mine, void *all, size_t len);
 /* The servers' kind of exchange: node-local rank 0 of each node gives `len` bytes, and every
