@@ -18,6 +18,7 @@
 #   expect=fail:REGEX    ... and its stdout+stderr must match REGEX (grep -E; no spaces)
 #   expect=status:N      the job must exit with status N
 #   only-nodes=K         the line runs only in a pass across K emulated nodes
+#   within=S             the job must end within S seconds (2S in a pass across nodes)
 # Without expect=, the job must exit 0 and print "PASS NAME", or "SKIP NAME: why" when this
 # machine lacks what the run tests (it is counted as skipped, not passed).
 #
@@ -110,6 +111,7 @@ while read -r name npes rest; do
     status=""
     shm_check=0
     only_nodes=""
+    within=""
     bad=""
     read -ra tokens <<<"$rest" # no globbing: regexes contain '*'
     for tok in "${tokens[@]}"; do
@@ -119,6 +121,7 @@ while read -r name npes rest; do
         expect=status:*) status=${tok#expect=status:} ;;
         check-shm) shm_check=1 ;;
         only-nodes=*) only_nodes=${tok#only-nodes=} ;;
+        within=*) within=${tok#within=} ;;
         [A-Za-z_]*=*)
             envs+=("$tok")
             suffix+="-${tok#*=}"
@@ -165,8 +168,12 @@ while read -r name npes rest; do
 
     why=""
     skip=""
+    bound=$within
+    [ -n "$within" ] && [ "$nodes" -gt 1 ] && bound=$((within * 2))
     if [ "$rc" -eq 124 ] || { [ "$rc" -eq 137 ] && [ "$ms" -ge $((limit * 1000)) ]; }; then
         why="timed out after ${limit}s"
+    elif [ -n "$bound" ] && [ "$ms" -gt $((bound * 1000)) ]; then
+        why="took $took, more than the ${bound}s the line allows"
     elif [ -n "$status" ] || [ "$expect_fail" = 1 ]; then
         if [ -n "$status" ] && [ "$rc" -ne "$status" ]; then
             why="exit status $rc, want $status"

@@ -14,6 +14,15 @@
 
 static int init_count;
 static int thread_level;
+static int exit_hook_registered;
+
+/* Runs before MPI is finalized at exit (registered after it); the OpenSHMEM front-end's own
+ * hook runs before this one and covers its programs. */
+static void check_exit(int status, void *unused)
+{
+    (void)unused;
+    pg_crash_exit_check(status, "ARMCI_Finalize");
+}
 
 int pg_runtime_initialized(void)
 {
@@ -35,6 +44,7 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
         pg_phase_end(PG_PHASE_FIRST_BARRIER);
         return 0;
     }
+    pg_crash_save_program_handlers();
     int status = pg_config_load();
     pg_phase_end(PG_PHASE_TUNABLES);
     if (status != 0 || pg_startup_init() != 0) {
@@ -69,6 +79,11 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
         pg_memory_print(stderr);
         if (pg_world.nnodes > 1)
             pg_net_describe(stderr);
+    }
+    pg_crash_install(); /* last: providers loaded during init installed handlers of their own */
+    if (!exit_hook_registered) {
+        on_exit(check_exit, NULL);
+        exit_hook_registered = 1;
     }
     pg_sync_all();
     pg_phase_end(PG_PHASE_FIRST_BARRIER);

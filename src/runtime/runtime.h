@@ -175,6 +175,16 @@ static inline void pg_wait_step(struct pg_waiter *w)
         pg_wait_yield(w);
 }
 
+/* Abnormal ends (crash.c). The program's handlers of fatal signals are saved before init
+ * loads anything (call first); install replaces every handler with Pangea's once init has
+ * loaded everything (call last): one line naming the PE, its host and the signal, the
+ * program's saved handler (bounded by an alarm), then death by that signal. exit_check, from
+ * a front-end's exit hook: a non-zero status while the runtime is up ends the whole job with
+ * it, naming the finalize call that was skipped. */
+void pg_crash_save_program_handlers(void);
+void pg_crash_install(void);
+void pg_crash_exit_check(int status, const char *finalize_call);
+
 /* 1 when an object loaded in the process, other than the one that holds Pangea, imports a
  * symbol that starts with one of the NULL-terminated prefixes; 0 when none does; -1 when it
  * cannot be told (Pangea linked statically into the program). Reads the objects' files. */

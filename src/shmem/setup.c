@@ -11,9 +11,13 @@ struct pangea_ctx pangea_ctx_default;
 
 static int exit_hook_registered;
 
-/* start_pes, and any program that never calls shmem_finalize: finalize collectively at exit. */
-static void finalize_at_exit(void)
+/* start_pes, and any program that never calls shmem_finalize: finalize collectively at exit.
+ * Not after a non-zero exit status: the other PEs may be waiting for this one anywhere, and the
+ * job ends with that status instead. */
+static void finalize_at_exit(int status, void *unused)
 {
+    (void)unused;
+    pg_crash_exit_check(status, "shmem_finalize");
     while (pg_runtime_initialized())
         pg_runtime_fini();
 }
@@ -54,7 +58,7 @@ int pshmem_init_thread(int requested, int *provided)
     if (first || !pangea_ctx_default.team) {
         setup_handles();
         if (!exit_hook_registered) {
-            atexit(finalize_at_exit);
+            on_exit(finalize_at_exit, NULL);
             exit_hook_registered = 1;
         }
         pg_phase_end(PG_PHASE_TEAMS);
