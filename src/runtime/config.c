@@ -340,10 +340,9 @@ void pg_config_check_provider(const char *provider)
     tuning.applied = 0;
 }
 
-/* Prints text from column indent, wrapped at word boundaries into lines of at most 100
- * characters (what pangea-info and SHMEM_INFO print). */
-static void print_wrapped(FILE *out, int indent, const char *text)
+void pg_print_wrapped(void *stream, int indent, const char *text)
 {
+    FILE *out = stream;
     const int width = 100 - indent;
     while (*text) {
         int len = (int)strlen(text);
@@ -363,16 +362,17 @@ static void print_wrapped(FILE *out, int indent, const char *text)
 
 static const char *const source_names[] = {"default", "file", "env"};
 
-static void print_row(FILE *out, size_t i)
+static void print_row(FILE *out, size_t i, int meanings)
 {
     const struct tunable *t = &tunables[i];
     char value[32];
     fprintf(out, "%-28s %-12s %-8s %s\n", t->env, value_text(t, value, sizeof value),
             source_names[sources[i]], t->def);
-    print_wrapped(out, 4, t->meaning);
+    if (meanings)
+        pg_print_wrapped(out, 4, t->meaning);
 }
 
-void pg_config_print(void *stream)
+void pg_config_print(void *stream, int meanings)
 {
     FILE *out = stream;
     char path[PG_TUNING_PATH_MAX];
@@ -387,7 +387,7 @@ void pg_config_print(void *stream)
         fprintf(out, "tuning file: none (PANGEA_TUNING_FILE unset and no %s)\n", path);
     fprintf(out, "%-28s %-12s %-8s %s\n", "variable", "value", "from", "default");
     for (size_t i = 0; i < TUNABLE_COUNT; i++)
-        print_row(out, i);
+        print_row(out, i, meanings);
 }
 
 int pg_config_print_one(void *stream, const char *name)
@@ -395,7 +395,7 @@ int pg_config_print_one(void *stream, const char *name)
     const struct tunable *t = find_tunable(name);
     if (!t)
         return -1;
-    print_row(stream, (size_t)(t - tunables));
+    print_row(stream, (size_t)(t - tunables), 1);
     return 0;
 }
 

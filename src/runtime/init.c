@@ -72,7 +72,7 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
                 pg_world.max_local_size,
                 pg_world.nnodes > 1 ? "between nodes: libfabric (below)"
                                     : "shared memory only (one node: no network)");
-        pg_config_print(stderr);
+        pg_config_print(stderr, 1);
         pg_memory_print(stderr);
         if (pg_world.nnodes > 1)
             pg_net_describe(stderr);

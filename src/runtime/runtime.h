@@ -56,7 +56,8 @@
       "Broadcasts of more bytes move down their tree in pieces of this size (pipelined)")      \
     X(coll_reduce_gather, SIZE, "PANGEA_COLL_REDUCE_GATHER", "2K",                             \
       "Reductions of at most this many bytes are gathered at one leader per node, reduced "    \
-      "there and sent back (capped by the team's slot room: docs/scaling.md)")                 \
+      "there and sent back (at most 256 KiB / the team's PEs, rounded down to 64 bytes; "      \
+      "64 KiB / its PEs for a team made by a split)")                                          \
     X(coll_reduce_split, SIZE, "PANGEA_COLL_REDUCE_SPLIT", "4K",                               \
       "Reductions of more bytes are split: each PE reduces 1/n of the elements and sends "     \
       "its part to all (reduce-scatter + allgather); smaller ones every PE reduces whole")     \
@@ -93,8 +94,11 @@ extern struct pg_config pg_cfg;
 /* Read every tunable from the environment (SHMEM_ wins over SMA_). Returns 0, or -1 after
  * printing which variable holds an invalid value. */
 int pg_config_load(void);
-/* Print the tunables table with current values and meanings. */
-void pg_config_print(void *stream);
+/* Print the tunables table with current values, and their meanings when asked. */
+void pg_config_print(void *stream, int meanings);
+/* Print text from column indent, wrapped at word boundaries into lines of at most 100
+ * characters. */
+void pg_print_wrapped(void *stream, int indent, const char *text);
 /* Print one tunable (name, value, source, default, meaning) in lines of at most 100
  * characters; -1 when name is not a tunable. */
 int pg_config_print_one(void *stream, const char *name);
