@@ -6,6 +6,7 @@ PREFIX    ?= /usr/local
 CC        ?= gcc
 BUILD     ?= build
 VERSION   := 0.1.0
+SOVERSION := 0
 MPICC     ?= $(shell command -v mpicc.mpich 2>/dev/null || echo mpicc)
 MPICXX    ?= $(shell command -v mpicxx.mpich 2>/dev/null || echo mpicxx)
 MPIEXEC   ?= $(shell command -v mpiexec.mpich 2>/dev/null || echo mpiexec)
@@ -24,7 +25,9 @@ LIB_SRCS  := $(sort $(wildcard src/*/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 HEADERS   := $(wildcard include/*.h include/mpp/*.h)
 
+# libpangea.so -> libpangea.so.0 (the soname) -> libpangea.so.0.1.0 (the file).
 SHLIB     := $(BUILD)/lib/libpangea.so
+SHLIB_FILE := $(BUILD)/lib/libpangea.so.$(VERSION)
 STLIB     := $(BUILD)/lib/libpangea.a
 TOOLS     := $(BUILD)/bin/oshcc $(BUILD)/bin/oshc++ $(BUILD)/bin/oshrun $(BUILD)/bin/pangea-info \
              $(BUILD)/bin/pangea-tune
@@ -52,7 +55,8 @@ COMPAT_TESTS := $(if $(DEBIAN_ARMCI_H),$(patsubst %,$(BUILD)/tests/debian/%,cont
 ARMCI_LINK  := $(BUILD)/lib/libarmci.so
 BENCHES     := $(patsubst perf/%.c,$(BUILD)/perf/%,$(filter-out perf/pangea-tune.c,$(wildcard perf/*.c)))
 
-.PHONY: all lib tools tests examples bench check check-install install demo deps format clean
+.PHONY: all lib tools tests examples bench check check-install check-docs docs install uninstall \
+        demo deps format clean
 
 all: lib tools
 
@@ -67,25 +71,37 @@ $(BUILD)/obj/%.o: %.c $(HEADERS) $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_LIB) -c $< -o $@
 
-$(SHLIB): $(LIB_OBJS) src/exports.map
+$(SHLIB_FILE): $(LIB_OBJS) src/exports.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(SAN) -Wl,--version-script=src/exports.map -Wl,-soname,libpangea.so \
-	    -o $@ $(LIB_OBJS) $(LDLIBS_LIB)
+	$(CC) -shared $(SAN) -Wl,--version-script=src/exports.map \
+	    -Wl,-soname,libpangea.so.$(SOVERSION) -o $@ $(LIB_OBJS) $(LDLIBS_LIB)
+
+$(SHLIB): $(SHLIB_FILE)
+	ln -sf libpangea.so.$(VERSION) $(BUILD)/lib/libpangea.so.$(SOVERSION)
+	ln -sf libpangea.so.$(SOVERSION) $@
 
 $(STLIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $(LIB_OBJS)
 
-# Wrapper scripts: tools/X.in with @INCDIR@ @LIBDIR@ @MPICC@ @MPICXX@ @MPIEXEC@ filled in.
-# $(call fill_wrapper,template,incdir,libdir,output)
+# Wrapper scripts: tools/X.in with @INCDIR@ @LIBDIR@ @MPIEXEC@ @VERSION@ filled in; oshcc and
+# oshc++ are both tools/oshcc.in, with @NAME@, @CCVAR@ (the variable that overrides the MPI
+# wrapper) and @CC@ (MPICH's wrapper) set per language.
+# $(call fill_wrapper,name,incdir,libdir,output)
+wrapper_template = tools/$(if $(filter oshc++,$(1)),oshcc,$(1)).in
 define fill_wrapper
-	sed -e 's|@INCDIR@|$(2)|g' -e 's|@LIBDIR@|$(3)|g' -e 's|@MPICC@|$(MPICC)|g' \
-	    -e 's|@MPICXX@|$(MPICXX)|g' -e 's|@MPIEXEC@|$(MPIEXEC)|g' $(1) > $(4) && chmod +x $(4)
+	sed -e 's|@INCDIR@|$(2)|g' -e 's|@LIBDIR@|$(3)|g' -e 's|@MPIEXEC@|$(MPIEXEC)|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' -e 's|@NAME@|$(1)|g' \
+	    -e 's|@CCVAR@|$(if $(filter oshc++,$(1)),PANGEA_MPICXX,PANGEA_MPICC)|g' \
+	    -e 's|@CC@|$(if $(filter oshc++,$(1)),$(MPICXX),$(MPICC))|g' \
+	    $(call wrapper_template,$(1)) > $(4) && chmod +x $(4)
 endef
 
-$(BUILD)/bin/%: tools/%.in
+$(BUILD)/bin/oshcc $(BUILD)/bin/oshc++: tools/oshcc.in
+$(BUILD)/bin/oshrun: tools/oshrun.in
+$(BUILD)/bin/oshcc $(BUILD)/bin/oshc++ $(BUILD)/bin/oshrun: Makefile
 	@mkdir -p $(dir $@)
-	$(call fill_wrapper,$<,$(abspath include),$(abspath $(BUILD))/lib,$@)
+	$(call fill_wrapper,$(notdir $@),$(abspath include),$(abspath $(BUILD))/lib,$@)
 
 $(BUILD)/bin/pangea-info: tools/pangea-info.c $(STLIB)
 	@mkdir -p $(dir $@)
@@ -173,7 +189,9 @@ endif
 # The default provider there is net where libfabric has it; a 2-node pass runs over
 # tcp;ofi_rxm, the layered path most clusters' RDMA providers share (verbs;ofi_rxm), and a last
 # pass runs the credit tests across 16 nodes (16 x 1 and 16 x 2 PEs).
-check: all tests examples
+check:
+	@tools/install-deps.sh test
+	$(MAKE) --no-print-directory all tests examples
 	$(MAKE) --no-print-directory check-install
 	@if tests/netns/netns-run.sh --can-run; then nodes="1 2 3"; else nodes=1; \
 	    echo "check: not root or no network namespaces: the multi-node passes are SKIPPED"; fi; \
@@ -183,40 +201,73 @@ check: all tests examples
 	        TEST_NODES=16 tests/run-tests.sh $(BUILD) 'engine/credit' || exit 1; \
 	        tests/tune/quick-netns.sh $(BUILD); fi
 
-# Install into a scratch prefix and build and run an example with the *installed* wrappers.
-check-install:
-	@rm -rf $(BUILD)/check-install
-	$(MAKE) --no-print-directory install PREFIX=$(abspath $(BUILD))/check-install >/dev/null
-	$(BUILD)/check-install/bin/oshcc -o $(BUILD)/check-install/hello examples/hello.c
-	$(BUILD)/check-install/bin/oshrun -np 2 $(BUILD)/check-install/hello
-	PKG_CONFIG_PATH=$(BUILD)/check-install/lib/pkgconfig pkg-config --exists pangea
-	@echo "check-install: ok"
+# Install into a scratch prefix and check what a user runs there: the wrappers and an example,
+# pkg-config (a static link too), the man pages, pangea-info, and that make uninstall removes
+# everything (tests/install/check-install.sh); and that docs/environment.md is what
+# pangea-info --doc generates from the tunables table.
+check-install: all
+	tests/install/check-install.sh $(BUILD)
+	$(MAKE) --no-print-directory check-docs
+
+check-docs: $(BUILD)/bin/pangea-info
+	@$(BUILD)/bin/pangea-info --doc | cmp -s - docs/environment.md || { \
+	    echo "check-docs: docs/environment.md is out of date: run make docs"; exit 1; }
+	@echo "check-docs: docs/environment.md is up to date"
+
+# docs/environment.md is generated from the tunables table (src/runtime/runtime.h).
+docs: $(BUILD)/bin/pangea-info
+	$(BUILD)/bin/pangea-info --doc > docs/environment.md
+
+MANPAGES := $(wildcard man/*.1 man/*.3)
+# What make install puts under PREFIX, relative to it (make uninstall removes these).
+INSTALLED := $(patsubst %,include/%,$(notdir $(wildcard include/*.h))) \
+             $(patsubst %,include/mpp/%,$(notdir $(wildcard include/mpp/*.h))) \
+             lib/libpangea.so.$(VERSION) lib/libpangea.so.$(SOVERSION) lib/libpangea.so \
+             lib/libpangea.a lib/libarmci.so lib/libarmci.a lib/pkgconfig/pangea.pc \
+             bin/oshcc bin/oshc++ bin/oshrun bin/pangea-info bin/pangea-tune \
+             $(patsubst man/%,share/man/man1/%,$(filter %.1,$(MANPAGES))) \
+             share/man/man1/oshc++.1 \
+             $(patsubst man/%,share/man/man3/%,$(filter %.3,$(MANPAGES))) \
+             share/doc/pangea/LICENSE
+INSTALL_DIRS := include/mpp lib/pkgconfig bin share/pangea share/man/man1 share/man/man3 \
+                share/doc/pangea
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/include/mpp $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
-	    $(DESTDIR)$(PREFIX)/share/pangea
+	install -d $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALL_DIRS))
 	install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/mpp/*.h $(DESTDIR)$(PREFIX)/include/mpp/
-	install -m 755 $(SHLIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(SHLIB_FILE) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libpangea.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libpangea.so.$(SOVERSION)
+	ln -sf libpangea.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libpangea.so
 	install -m 644 $(STLIB) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libpangea.so $(DESTDIR)$(PREFIX)/lib/libarmci.so
 	ln -sf libpangea.a $(DESTDIR)$(PREFIX)/lib/libarmci.a
 	install -m 755 $(BUILD)/bin/pangea-info $(BUILD)/bin/pangea-tune $(DESTDIR)$(PREFIX)/bin/
-	for w in oshcc oshc++ oshrun; do \
-	    $(call fill_wrapper,tools/$$w.in,$(PREFIX)/include,$(PREFIX)/lib,$(DESTDIR)$(PREFIX)/bin/$$w); done
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' tools/pangea.pc.in \
+	$(foreach w,oshcc oshc++ oshrun,\
+	    $(call fill_wrapper,$(w),$(PREFIX)/include,$(PREFIX)/lib,$(DESTDIR)$(PREFIX)/bin/$(w));)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|@LIBS_PRIVATE@|$(FABRIC_LIBS) -pthread -lm -ldl -lrt|g' tools/pangea.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pangea.pc
+	install -m 644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
+	ln -sf oshcc.1 $(DESTDIR)$(PREFIX)/share/man/man1/oshc++.1
+	install -m 644 $(filter %.3,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man3/
+	install -m 644 LICENSE $(DESTDIR)$(PREFIX)/share/doc/pangea/
+
+# Removes what install put there; a tuning file pangea-tune wrote is kept (and so its folder).
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
+	-cd $(DESTDIR)$(PREFIX) && rmdir -p $(INSTALL_DIRS) include 2>/dev/null || true
 
 # The main job: packages, build, examples on 4 PEs, a short latency/bandwidth table.
 demo:
-	@tools/install-deps.sh
+	@tools/install-deps.sh run
 	@$(MAKE) --no-print-directory all examples bench
 	@for e in $(EXAMPLES); do echo "== $$e (4 PEs)"; $(BUILD)/bin/oshrun -np 4 $$e || exit 1; done
 	@echo "== latency and bandwidth, 2 PEs on this node"
 	@$(BUILD)/bin/oshrun -np 2 $(BUILD)/perf/shmem_bench -q
 
 deps:
-	@tools/install-deps.sh
+	@tools/install-deps.sh test
 
 format:
 	clang-format -i $(wildcard src/*/*.c src/*/*.h include/*.h tools/*.c tests/*/*.c tests/*/*.h perf/*.c examples/*.c)

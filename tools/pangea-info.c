@@ -1,8 +1,11 @@
-/* pangea-info: what this Pangea build is and how it is tuned: version, build options, the
- * transports it can use, every tunable with its current value and meaning, and the pages a
- * symmetric heap would get on this node.
- * pangea-info --footprint NPES PES_PER_NODE: the library's memory in a job of that size, from
- * the formulas the library sizes its buffers and tables with (docs/scaling.md). */
+/* pangea-info: what this Pangea installation is and how it is tuned: version, install prefix,
+ * library file, the MPICH and libfabric it runs on, the transports it can use, every tunable
+ * with its current value (and meaning with --all), and the pages a symmetric heap would get on
+ * this node. Options: --help, --version, --all, --param NAME, --doc (the environment-variable
+ * table of docs/user-guide.md), --footprint NPES PES_PER_NODE (the library's memory in a job of
+ * that size, from the formulas the library sizes its buffers and tables with: docs/scaling.md).
+ * Lines are at most 100 characters. */
+#define _GNU_SOURCE /* open_memstream */
 #include "coll/coll.h"
 #include "memory/memory.h"
 #include "pipeline/pipeline.h"
@@ -10,9 +13,13 @@
 #include "startup/startup.h"
 #include "transport/transport.h"
 
+#include <limits.h>
+#include <mpi.h>
+#include <rdma/fabric.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int positive(const char *text, size_t *out)
 {
@@ -70,34 +77,122 @@ static int footprint(const char *npes_text, const char *ppn_text)
     return 0;
 }
 
+static const char usage[] =
+    "usage: pangea-info [--all | --param NAME | --doc | --footprint NPES PES_PER_NODE]\n"
+    "       pangea-info --help | --version\n"
+    "  (none)        version, installation, transports, every tunable's value, heap pages\n"
+    "  --all         the same with each tunable's meaning\n"
+    "  --param NAME  one tunable: value, where it came from, default and meaning\n"
+    "  --doc         the environment-variable table of the user guide (Markdown)\n"
+    "  --footprint NPES PES_PER_NODE\n"
+    "                the library's memory per PE and per node's server in a job of that size\n";
+
+/* The install prefix is the parent of this tool's bin/ (the build directory in a build tree),
+ * and the library the one in its lib/. */
+static void print_installation(FILE *out)
+{
+    char exe[PATH_MAX], path[PATH_MAX + 32], real[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return;
+    exe[len] = '\0';
+    char *slash = strrchr(exe, '/');
+    *slash = '\0';
+    snprintf(path, sizeof path, "%s/..", exe);
+    fprintf(out, "prefix: %s\n", realpath(path, real) ? real : path);
+    snprintf(path, sizeof path, "%s/../lib/libpangea.so", exe);
+    fprintf(out, "library: %s\n",
+            realpath(path, real) ? real : "libpangea.so not found next to this tool");
+}
+
+static void print_versions(FILE *out)
+{
+    char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(mpi, &len);
+    mpi[strcspn(mpi, "\n")] = '\0'; /* MPICH's first line: its version */
+    for (char *tab = strchr(mpi, '\t'); tab; tab = strchr(tab, '\t'))
+        *tab = ' ';
+    uint32_t fi = fi_version();
+    fprintf(out, "MPI: %s\nlibfabric: %u.%u\n", mpi, FI_MAJOR(fi), FI_MINOR(fi));
+}
+
+static void report(FILE *out, int meanings)
+{
+    fprintf(out, "Pangea %s (OpenSHMEM 1.6, ARMCI)\n", PG_VERSION_STRING);
+    print_installation(out);
+    fprintf(out, "build: %s %s\n", PG_BUILD_CC, PG_BUILD_FLAGS);
+    print_versions(out);
+    fprintf(out, "\ntransports:\n");
+    fprintf(out,
+            "  shm   PEs on the same node: mapped symmetric heap and static data, CPU atomics\n");
+    if (pg_net_init(0) == 0) {
+        pg_config_check_provider(pg_net_provider());
+        pg_net_describe(out);
+        pg_net_fini();
+    } else {
+        fprintf(out, "  ofi   no usable libfabric provider: jobs must stay on one node\n");
+    }
+    fprintf(out,
+            "\ntunables (environment variables; SMA_ spellings of SHMEM_ ones are accepted%s):\n",
+            meanings ? "" : "; --all shows their meanings");
+    pg_config_print(out, meanings);
+    fprintf(out, "\n");
+    pg_pages_describe(out, (int)pg_cfg.huge_pages, (size_t)pg_cfg.symmetric_size);
+}
+
+/* Prints text with every line longer than 100 characters wrapped at its indentation. */
+static void print_narrow(char *text)
+{
+    for (char *line = text, *end; *line; line = end + 1) {
+        end = strchr(line, '\n');
+        *end = '\0';
+        int indent = (int)strspn(line, " ");
+        if (line[indent] == '\0')
+            putchar('\n');
+        else
+            pg_print_wrapped(stdout, indent, line + indent);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int status = pg_config_load();
-    if (argc >= 2 && strcmp(argv[1], "--footprint") == 0) {
-        if (argc != 4) {
-            fprintf(stderr, "usage: pangea-info [--footprint NPES PES_PER_NODE]\n");
-            return 2;
-        }
-        return status == 0 ? footprint(argv[2], argv[3]) : 1;
+    const char *option = argc >= 2 ? argv[1] : "";
+    if (strcmp(option, "--help") == 0 || strcmp(option, "-h") == 0) {
+        fputs(usage, stdout);
+        return 0;
     }
-    if (argc != 1) {
-        fprintf(stderr, "usage: pangea-info [--footprint NPES PES_PER_NODE]\n");
+    if (strcmp(option, "--version") == 0) {
+        printf("pangea-info (Pangea) %s\n", PG_VERSION_STRING);
+        return 0;
+    }
+    if (strcmp(option, "--footprint") == 0 && argc == 4)
+        return status == 0 ? footprint(argv[2], argv[3]) : 1;
+    if (strcmp(option, "--param") == 0 && argc == 3) {
+        if (pg_config_print_one(stdout, argv[2]) == 0)
+            return status == 0 ? 0 : 1;
+        fprintf(stderr, "pangea-info: %s is not a tunable (pangea-info --all lists them)\n",
+                argv[2]);
+        return 1;
+    }
+    if (strcmp(option, "--doc") == 0 && argc == 2) {
+        pg_config_print_doc(stdout);
+        return 0;
+    }
+    if (argc > 2 || (argc == 2 && strcmp(option, "--all") != 0)) {
+        fputs(usage, stderr);
         return 2;
     }
-    printf("Pangea %s — OpenSHMEM 1.6\n", PG_VERSION_STRING);
-    printf("build: %s %s\n", PG_BUILD_CC, PG_BUILD_FLAGS);
-    printf("transports:\n");
-    printf("  shm   PEs on the same node: mapped symmetric heap and static data, CPU atomics\n");
-    if (pg_net_init(0) == 0) {
-        pg_config_check_provider(pg_net_provider());
-        pg_net_describe(stdout);
-        pg_net_fini();
-    } else {
-        printf("  ofi   no usable libfabric provider: jobs must stay on one node\n");
-    }
-    printf("\ntunables (environment variables; SMA_ spellings of SHMEM_ ones are accepted):\n");
-    pg_config_print(stdout);
-    printf("\n");
-    pg_pages_describe(stdout, (int)pg_cfg.huge_pages, (size_t)pg_cfg.symmetric_size);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    if (!out)
+        return 1;
+    report(out, argc == 2);
+    fclose(out);
+    print_narrow(text);
+    free(text);
+    pg_config_warn_unknown(stderr);
     return status == 0 ? 0 : 1;
 }

@@ -10,6 +10,7 @@
 
 #include "startup/startup.h"
 
+#include <dlfcn.h>
 #include <execinfo.h>
 #include <link.h>
 #include <signal.h>
@@ -128,6 +129,55 @@ static int executable_handler(const struct sigaction *action)
     struct address_lookup lookup = {(uintptr_t)handler, 0};
     dl_iterate_phdr(in_first_object, &lookup);
     return lookup.in_executable;
+}
+
+/* Debian's libfabric links the PSM libraries (libpsm2; libpsm_infinipath and its
+ * libinfinipath), whose load-time constructors take over the crash signals: a segfault then
+ * writes PROG.80s-PID,HOST.btr into the working directory and exits with status 1, and SIGINT
+ * or SIGTERM run the exit handlers of a program still running. UCX (MPICH's transport) passes
+ * a signal on to the handler it found, which is PSM's when PSM loaded first. Our constructor
+ * runs after those of the libraries we depend on: it gives such signals their default action,
+ * so a crash ends the process by the signal as it would without PSM (the launcher reports it,
+ * a core file is written where the system allows), and a handler the program or a sanitizer
+ * installs is left alone. */
+static int psm_loaded(void)
+{
+    static const char *const names[] = {"libpsm2.so.2", "libinfinipath.so.4",
+                                        "libpsm_infinipath.so.1"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        void *h = dlopen(names[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (h) {
+            dlclose(h);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int handler_in(const struct sigaction *act, const char *const *libraries)
+{
+    void *code = (act->sa_flags & SA_SIGINFO) ? (void *)act->sa_sigaction : (void *)act->sa_handler;
+    Dl_info where;
+    if (act->sa_handler == SIG_DFL || act->sa_handler == SIG_IGN || !dladdr(code, &where) ||
+        !where.dli_fname)
+        return 0;
+    for (; *libraries; libraries++)
+        if (strstr(where.dli_fname, *libraries))
+            return 1;
+    return 0;
+}
+
+__attribute__((constructor)) static void drop_crash_file_handlers(void)
+{
+    static const char *const takers[] = {"psm", "infinipath", "libucs.so", NULL};
+    static const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT, SIGTERM};
+    if (!psm_loaded())
+        return;
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        struct sigaction act;
+        if (sigaction(signals[i], NULL, &act) == 0 && handler_in(&act, takers))
+            signal(signals[i], SIG_DFL);
+    }
 }
 
 void pg_crash_save_program_handlers(void)

@@ -1,22 +1,34 @@
 /* Errors, logging and waiting. */
+#define _GNU_SOURCE /* dladdr */
 #include "runtime.h"
 
 #include "startup/startup.h"
 
+#include <dlfcn.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+__thread const char *pg_api_call __attribute__((tls_model("initial-exec")));
 
 void pg_fatal(const char *call, const char *fmt, ...)
 {
-    char text[512];
+    char text[512], who[32] = "";
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    /* Before init (or after finalize) the PE number is not known. */
+    if (pg_runtime_initialized())
+        snprintf(who, sizeof who, "PE %d: ", pg_world.me);
     fflush(stdout);
-    fprintf(stderr, "pangea: PE %d: %s: %s\n", pg_world.me, call, text);
+    if (pg_api_call && strcmp(pg_api_call, call) != 0)
+        fprintf(stderr, "pangea: %s%s: %s (in %s)\n", who, pg_api_call, text, call);
+    else
+        fprintf(stderr, "pangea: %s%s: %s\n", who, call, text);
     fflush(stderr);
     pg_boot_abort(1);
 }

@@ -51,6 +51,9 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
         init_count = 0;
         return -1;
     }
+    /* After startup, so that only PE 0 warns (the environment is the same on every PE). */
+    if (pg_world.me == 0)
+        pg_config_warn_unknown(stderr);
     /* With more PEs than cores a spinning waiter holds the core its peer needs: yield soon. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (!getenv("PANGEA_SPIN_COUNT") && cores > 0 && pg_world.local_size > cores)
@@ -71,11 +74,16 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
     thread_level = requested_thread;
     if (provided_thread)
         *provided_thread = thread_level;
-    if (pg_world.me == 0 && pg_cfg.version)
+    if (pg_world.me == 0 && (pg_cfg.version || pg_cfg.info))
         fprintf(stderr, "Pangea %s (OpenSHMEM 1.6)\n", PG_VERSION_STRING);
     if (pg_world.me == 0 && pg_cfg.info) {
-        pg_config_print(stderr);
+        fprintf(stderr, "job: %d PE%s on %d node%s (up to %d per node); %s\n", pg_world.npes,
+                pg_world.npes > 1 ? "s" : "", pg_world.nnodes, pg_world.nnodes > 1 ? "s" : "",
+                pg_world.max_local_size,
+                pg_world.nnodes > 1 ? "between nodes: libfabric (below)"
+                                    : "shared memory only (one node: no network)");
         pg_startup_print(stderr);
+        pg_config_print(stderr, 1);
         pg_memory_print(stderr);
         if (pg_world.nnodes > 1)
             pg_net_describe(stderr);

@@ -59,7 +59,8 @@
       "Broadcasts of more bytes move down their tree in pieces of this size (pipelined)")      \
     X(coll_reduce_gather, SIZE, "PANGEA_COLL_REDUCE_GATHER", "2K",                             \
       "Reductions of at most this many bytes are gathered at one leader per node, reduced "    \
-      "there and sent back (capped by the team's slot room: docs/scaling.md)")                 \
+      "there and sent back (at most 256 KiB / the team's PEs, rounded down to 64 bytes; "      \
+      "64 KiB / its PEs for a team made by a split)")                                          \
     X(coll_reduce_split, SIZE, "PANGEA_COLL_REDUCE_SPLIT", "4K",                               \
       "Reductions of more bytes are split: each PE reduces 1/n of the elements and sends "     \
       "its part to all (reduce-scatter + allgather); smaller ones every PE reduces whole")     \
@@ -96,8 +97,20 @@ extern struct pg_config pg_cfg;
 /* Read every tunable from the environment (SHMEM_ wins over SMA_). Returns 0, or -1 after
  * printing which variable holds an invalid value. */
 int pg_config_load(void);
-/* Print the tunables table with current values and meanings. */
-void pg_config_print(void *stream);
+/* Print the tunables table with current values, and their meanings when asked. */
+void pg_config_print(void *stream, int meanings);
+/* Print text from column indent, wrapped at word boundaries into lines of at most 100
+ * characters. */
+void pg_print_wrapped(void *stream, int indent, const char *text);
+/* Print one tunable (name, value, source, default, meaning) in lines of at most 100
+ * characters; -1 when name is not a tunable. */
+int pg_config_print_one(void *stream, const char *name);
+/* The environment-variable reference of docs/user-guide.md, as a Markdown table generated from
+ * the tunables table (pangea-info --doc). */
+void pg_config_print_doc(void *stream);
+/* Warn about each SHMEM_* or PANGEA_* environment variable that is neither a tunable nor a
+ * variable of the wrappers, naming the closest known name. Returns how many. */
+int pg_config_warn_unknown(void *stream);
 /* Tuning files (written by pangea-tune, read by pg_config_load): text lines "KEY = VALUE",
  * KEY a tunable's environment name or one of the metadata keys provider (the libfabric
  * provider it was measured with), host (fnmatch pattern of the hosts it applies to) and date;
@@ -131,8 +144,27 @@ static inline int pg_checking(void)
     return pg_cfg.debug || pg_cfg.check;
 }
 
-/* Errors. pg_fatal prints "pangea: <call>: <message>" on stderr and ends the whole job with a
- * non-zero status; it never returns. */
+/* The public call the calling thread is in (NULL outside one), so that an error found deep in
+ * the engine names the user's call (shmem_double_alltoall), not the internal step (put). A
+ * front-end opens it with PG_API_CALL(name) at the top of an entry point; it is restored when
+ * that scope ends. Initial-exec TLS: one store, no __tls_get_addr call. */
+extern __thread const char *pg_api_call __attribute__((tls_model("initial-exec")));
+static inline const char *pg_api_begin(const char *call)
+{
+    const char *outer = pg_api_call;
+    pg_api_call = call;
+    return outer;
+}
+static inline void pg_api_end(const char *const *outer)
+{
+    pg_api_call = *outer;
+}
+#define PG_API_CALL(call) \
+    const char *pg_api_outer_ __attribute__((cleanup(pg_api_end), unused)) = pg_api_begin(call)
+
+/* Errors. pg_fatal prints "pangea: PE n: <call>: <message>" on stderr (the public call first
+ * when the thread is inside one that is not call) and ends the whole job with a non-zero
+ * status; it never returns. */
 __attribute__((noreturn, format(printf, 2, 3))) void pg_fatal(const char *call, const char *fmt,
                                                               ...);
 /* Debug message (only under SHMEM_DEBUG). */

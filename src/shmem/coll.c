@@ -35,6 +35,7 @@ static void check_in_place_or_disjoint(const char *call, const void *dest, const
 static int broadcast(const char *call, shmem_team_t team, void *dest, const void *source,
                      size_t len, int root)
 {
+    PG_SHMEM_CALL(call);
     if (check_team(call, team) != 0)
         return -1;
     PG_CHECKS(if (root < 0 || root >= team->size) pg_fatal(
@@ -46,6 +47,7 @@ static int broadcast(const char *call, shmem_team_t team, void *dest, const void
 
 static int collect(const char *call, shmem_team_t team, void *dest, const void *source, size_t len)
 {
+    PG_SHMEM_CALL(call);
     if (check_team(call, team) != 0)
         return -1;
     PG_CHECKS(check_buffers(call, dest, len, source, len));
@@ -55,6 +57,7 @@ static int collect(const char *call, shmem_team_t team, void *dest, const void *
 
 static int fcollect(const char *call, shmem_team_t team, void *dest, const void *source, size_t len)
 {
+    PG_SHMEM_CALL(call);
     if (check_team(call, team) != 0)
         return -1;
     PG_CHECKS(check_buffers(call, dest, len * (size_t)team->size, source, len));
@@ -64,6 +67,7 @@ static int fcollect(const char *call, shmem_team_t team, void *dest, const void 
 
 static int alltoall(const char *call, shmem_team_t team, void *dest, const void *source, size_t len)
 {
+    PG_SHMEM_CALL(call);
     if (check_team(call, team) != 0)
         return -1;
     PG_CHECKS(size_t all = len * (size_t)team->size; check_buffers(call, dest, all, source, all));
@@ -74,6 +78,7 @@ static int alltoall(const char *call, shmem_team_t team, void *dest, const void 
 static int alltoalls(const char *call, shmem_team_t team, void *dest, const void *source,
                      ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t nelems)
 {
+    PG_SHMEM_CALL(call);
     if (check_team(call, team) != 0)
         return -1;
     PG_CHECKS(if (dst < 1 || sst < 1) pg_fatal(
@@ -156,6 +161,7 @@ PG_ALIAS(shmem_alltoallsmem)
 
 int pshmem_team_sync(shmem_team_t team)
 {
+    PG_SHMEM_CALL("shmem_team_sync");
     if (check_team("shmem_team_sync", team) != 0)
         return -1;
     pg_team_sync(team);
@@ -195,6 +201,7 @@ PANGEA_T_RED_ARITH(PG_DEF_COMBINE_ARITH)
 static int reduce(const char *call, shmem_team_t team, void *dest, const void *source, size_t count,
                   size_t elem, pg_combine_fn combine)
 {
+    PG_SHMEM_CALL(call);
     if (check_team(call, team) != 0)
         return -1;
     PG_CHECKS(check_buffers(call, dest, count * elem, source, count * elem);
@@ -206,6 +213,7 @@ static int reduce(const char *call, shmem_team_t team, void *dest, const void *s
 static int scan(const char *call, shmem_team_t team, void *dest, const void *source, size_t count,
                 size_t elem, pg_combine_fn combine, int inclusive)
 {
+    PG_SHMEM_CALL(call);
     if (check_team(call, team) != 0)
         return -1;
     PG_CHECKS(check_buffers(call, dest, count * elem, source, count * elem);
@@ -280,6 +288,7 @@ static struct pangea_team *active_set(const char *call, int PE_start, int logPE_
 
 void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
+    PG_SHMEM_CALL("shmem_barrier");
     struct pangea_team *set = active_set("shmem_barrier", PE_start, logPE_stride, PE_size, pSync);
     pg_quiet(pg_ctx(SHMEM_CTX_DEFAULT));
     pg_team_sync(set);
@@ -289,6 +298,7 @@ PG_ALIAS(shmem_barrier)
 /* The function named like the C11 generic shmem_sync(team): define it without the macro. */
 void(pshmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
+    PG_SHMEM_CALL("shmem_sync");
     pg_team_sync(active_set("shmem_sync", PE_start, logPE_stride, PE_size, pSync));
 }
 PG_ALIAS(shmem_sync)
@@ -298,6 +308,7 @@ PG_ALIAS(shmem_sync)
                                 int PE_start, int logPE_stride, int PE_size, long *pSync)         \
     {                                                                                             \
         const char *call = "shmem_broadcast" #BITS;                                               \
+        PG_SHMEM_CALL(call);                                                                      \
         struct pangea_team *set = active_set(call, PE_start, logPE_stride, PE_size, pSync);       \
         PG_CHECKS(if (PE_root < 0 || PE_root >= PE_size) pg_fatal(                                \
                       call, "argument 'PE_root' = %d is out of range [0, %d)", PE_root, PE_size); \
@@ -309,6 +320,7 @@ PG_ALIAS(shmem_sync)
                               int logPE_stride, int PE_size, long *pSync)                         \
     {                                                                                             \
         const char *call = "shmem_collect" #BITS;                                                 \
+        PG_SHMEM_CALL(call);                                                                      \
         struct pangea_team *set = active_set(call, PE_start, logPE_stride, PE_size, pSync);       \
         PG_CHECKS(check_buffers(call, dest, nelems *BYTES, source, nelems *BYTES));               \
         pg_coll_collect(set, dest, source, nelems *BYTES);                                        \
@@ -318,6 +330,7 @@ PG_ALIAS(shmem_sync)
                                int logPE_stride, int PE_size, long *pSync)                        \
     {                                                                                             \
         const char *call = "shmem_fcollect" #BITS;                                                \
+        PG_SHMEM_CALL(call);                                                                      \
         struct pangea_team *set = active_set(call, PE_start, logPE_stride, PE_size, pSync);       \
         PG_CHECKS(                                                                                \
             check_buffers(call, dest, nelems *BYTES *(size_t)PE_size, source, nelems *BYTES));    \
@@ -328,6 +341,7 @@ PG_ALIAS(shmem_sync)
                                int logPE_stride, int PE_size, long *pSync)                        \
     {                                                                                             \
         const char *call = "shmem_alltoall" #BITS;                                                \
+        PG_SHMEM_CALL(call);                                                                      \
         struct pangea_team *set = active_set(call, PE_start, logPE_stride, PE_size, pSync);       \
         PG_CHECKS(size_t all = nelems * BYTES * (size_t)PE_size;                                  \
                   check_buffers(call, dest, all, source, all));                                   \
@@ -338,6 +352,7 @@ PG_ALIAS(shmem_sync)
                                 size_t nelems, int PE_start, int logPE_stride, int PE_size,       \
                                 long *pSync)                                                      \
     {                                                                                             \
+        PG_SHMEM_CALL("shmem_alltoalls" #BITS);                                                   \
         struct pangea_team *set =                                                                 \
             active_set("shmem_alltoalls" #BITS, PE_start, logPE_stride, PE_size, pSync);          \
         pg_coll_alltoalls(set, dest, source, dst, sst, BYTES, nelems);                            \
@@ -351,6 +366,7 @@ PANGEA_ASET_SIZES(PG_DEF_ASET_DATA)
                                            TYPE *pWrk, long *pSync)                                \
     {                                                                                              \
         const char *call = "shmem_" #TYPENAME "_" #OP "_to_all";                                   \
+        PG_SHMEM_CALL(call);                                                                       \
         struct pangea_team *set = active_set(call, PE_start, logPE_stride, PE_size, pSync);        \
         (void)pWrk; /* partial results live in private memory */                                   \
         size_t count = nreduce > 0 ? (size_t)nreduce : 0;                                          \

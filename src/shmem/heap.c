@@ -10,17 +10,24 @@ static void barrier_all(void)
 
 static void *allocate(const char *call, size_t alignment, size_t size)
 {
+    PG_SHMEM_CALL(call);
     PG_CHECKS(pg_check_init(call));
     if (size == 0)
         return NULL; /* no barrier (spec §9.3) */
     void *p = pg_heap_alloc(alignment, size);
-    if (!p && pg_cfg.debug) {
+    /* The spec's answer is NULL, which a program that does not check turns into a crash far
+     * away: say why, by default on PE 0 the first time (every PE fails alike, the allocator
+     * being deterministic), and on every PE each time under SHMEM_DEBUG. */
+    static int explained;
+    if (!p && (pg_cfg.debug || (!explained && pg_world.me == 0))) {
         size_t free_bytes, largest;
         pg_heap_usage(&free_bytes, &largest);
-        pg_debug("%s: cannot allocate %zu bytes (alignment %zu): the symmetric heap has %zu "
-                 "bytes free, the largest free block is %zu bytes; raise SHMEM_SYMMETRIC_SIZE "
-                 "(now %zu)",
-                 call, size, alignment, free_bytes, largest, pg_heap_capacity());
+        pg_warn("%s: cannot allocate %zu bytes (alignment %zu): the symmetric heap has %zu "
+                "bytes free, the largest free block is %zu bytes; raise SHMEM_SYMMETRIC_SIZE "
+                "(now %zu)%s",
+                call, size, alignment, free_bytes, largest, pg_heap_capacity(),
+                pg_cfg.debug ? "" : "; returning NULL (SHMEM_DEBUG reports every failure)");
+        explained = 1;
     }
     barrier_all();
     return p;

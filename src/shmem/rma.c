@@ -14,6 +14,7 @@ static inline void check_contig(const char *call, shmem_ctx_t ctx, const void *s
 static inline void put_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                              size_t len, int pe)
 {
+    PG_SHMEM_CALL(call);
     check_contig(call, ctx, dest, "dest", source, "source", len, pe);
     pg_put(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
 }
@@ -21,6 +22,7 @@ static inline void put_bytes(const char *call, shmem_ctx_t ctx, void *dest, cons
 static inline void put_nbi_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                                  size_t len, int pe)
 {
+    PG_SHMEM_CALL(call);
     check_contig(call, ctx, dest, "dest", source, "source", len, pe);
     pg_put_nbi(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
 }
@@ -28,6 +30,7 @@ static inline void put_nbi_bytes(const char *call, shmem_ctx_t ctx, void *dest, 
 static inline void get_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                              size_t len, int pe)
 {
+    PG_SHMEM_CALL(call);
     check_contig(call, ctx, source, "source", dest, "dest", len, pe);
     pg_get(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
 }
@@ -35,6 +38,7 @@ static inline void get_bytes(const char *call, shmem_ctx_t ctx, void *dest, cons
 static inline void get_nbi_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                                  size_t len, int pe)
 {
+    PG_SHMEM_CALL(call);
     check_contig(call, ctx, source, "source", dest, "dest", len, pe);
     pg_get_nbi(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
 }
@@ -64,6 +68,7 @@ static inline void iput_bytes(const char *call, shmem_ctx_t ctx, void *dest, con
                               size_t elem, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
                               size_t nblocks, int pe)
 {
+    PG_SHMEM_CALL(call);
     struct pg_strided shape = block_shape(elem, dst, sst, bsize, nblocks);
     PG_CHECKS(pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe); if (bsize && nblocks) {
         check_block_strides(call, dst, sst, bsize);
@@ -76,6 +81,7 @@ static inline void iget_bytes(const char *call, shmem_ctx_t ctx, void *dest, con
                               size_t elem, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
                               size_t nblocks, int pe)
 {
+    PG_SHMEM_CALL(call);
     struct pg_strided shape = block_shape(elem, dst, sst, bsize, nblocks);
     PG_CHECKS(pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe); if (bsize && nblocks) {
         check_block_strides(call, dst, sst, bsize);

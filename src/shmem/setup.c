@@ -11,6 +11,14 @@ struct pangea_ctx pangea_ctx_default;
 
 static int exit_hook_registered;
 
+int pg_shmem_ready;
+
+void pg_shmem_not_ready(const char *call)
+{
+    pg_fatal(call, "OpenSHMEM is not initialized (%s)",
+             exit_hook_registered ? "shmem_finalize was called" : "call shmem_init first");
+}
+
 /* start_pes, and any program that never calls shmem_finalize: finalize collectively at exit.
  * Not after a non-zero exit status: the other PEs may be waiting for this one anywhere, and the
  * job ends with that status instead. */
@@ -63,6 +71,7 @@ int pshmem_init_thread(int requested, int *provided)
         }
         pg_phase_end(PG_PHASE_TEAMS);
     }
+    pg_shmem_ready = 1;
     pg_phases_report("shmem_init");
     return 0;
 }
@@ -77,8 +86,10 @@ PG_ALIAS(shmem_init)
 
 void pshmem_finalize(void)
 {
-    PG_CHECKS(pg_check_init("shmem_finalize"));
+    PG_SHMEM_CALL("shmem_finalize");
     pg_runtime_fini();
+    /* ARMCI may still hold the runtime, and with it the handles. */
+    pg_shmem_ready = pg_runtime_initialized();
 }
 PG_ALIAS(shmem_finalize)
 
@@ -127,7 +138,8 @@ PG_ALIAS(shmem_addr_accessible)
 
 void *pshmem_ptr(const void *dest, int pe)
 {
-    PG_CHECKS(pg_check_init("shmem_ptr"); pg_check_pe("shmem_ptr", "pe", pe));
+    PG_SHMEM_CALL("shmem_ptr");
+    PG_CHECKS(pg_check_pe("shmem_ptr", "pe", pe));
     return pg_mem_peer_ptr(dest, pe);
 }
 PG_ALIAS(shmem_ptr)

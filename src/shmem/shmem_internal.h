@@ -18,6 +18,16 @@
 /* Every routine is defined as pshmem_NAME; shmem_NAME is a weak alias (profiling, spec §10). */
 #define PG_ALIAS(name) extern __typeof__(p##name) name __attribute__((weak, alias("p" #name)));
 
+/* Opens an entry point: names the call for error messages (PG_API_CALL) and stops a call made
+ * before shmem_init or after shmem_finalize, which would otherwise crash on the handles that
+ * init sets up. One predictable branch on a global, always on. */
+extern int pg_shmem_ready;
+__attribute__((noreturn, cold)) void pg_shmem_not_ready(const char *call);
+#define PG_SHMEM_CALL(call)                   \
+    PG_API_CALL(call);                        \
+    if (__builtin_expect(!pg_shmem_ready, 0)) \
+    pg_shmem_not_ready(call)
+
 /* Argument checks, active under SHMEM_DEBUG / PANGEA_CHECK. Each names the call and the
  * argument and ends the job. */
 #define PG_CHECKS(...)       \

@@ -4,6 +4,7 @@
 static inline void put_signal(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                               size_t len, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
+    PG_SHMEM_CALL(call);
     PG_CHECKS(pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
               pg_check_rma(call, dest, "dest", source, "source", len, pe);
               pg_check_symmetric(call, "sig_addr", sig_addr, sizeof *sig_addr);
@@ -45,6 +46,7 @@ PG_PUT_SIGNAL(putmem_signal_nbi, void, 1)
 static inline void signal_update(const char *call, shmem_ctx_t ctx, uint64_t *sig_addr,
                                  uint64_t signal, enum pg_amo_op op, int pe)
 {
+    PG_SHMEM_CALL(call);
     PG_CHECKS(pg_check_init(call); pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
               pg_check_pe(call, "pe", pe);
               pg_check_symmetric(call, "sig_addr", sig_addr, sizeof *sig_addr));

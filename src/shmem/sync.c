@@ -5,6 +5,7 @@
 
 void pshmem_ctx_fence(shmem_ctx_t ctx)
 {
+    PG_SHMEM_CALL("shmem_ctx_fence");
     if (ctx != SHMEM_CTX_INVALID)
         pg_fence(pg_ctx(ctx));
 }
@@ -12,12 +13,14 @@ PG_ALIAS(shmem_ctx_fence)
 
 void pshmem_fence(void)
 {
+    PG_SHMEM_CALL("shmem_fence");
     pg_fence(pg_ctx(SHMEM_CTX_DEFAULT));
 }
 PG_ALIAS(shmem_fence)
 
 void pshmem_ctx_quiet(shmem_ctx_t ctx)
 {
+    PG_SHMEM_CALL("shmem_ctx_quiet");
     if (ctx != SHMEM_CTX_INVALID)
         pg_quiet(pg_ctx(ctx));
 }
@@ -25,6 +28,7 @@ PG_ALIAS(shmem_ctx_quiet)
 
 void pshmem_quiet(void)
 {
+    PG_SHMEM_CALL("shmem_quiet");
     pg_quiet(pg_ctx(SHMEM_CTX_DEFAULT));
 }
 PG_ALIAS(shmem_quiet)
@@ -32,6 +36,7 @@ PG_ALIAS(shmem_quiet)
 /* target_pes are PE numbers of the context's team; the engine takes world PEs. */
 static void pe_quiet(const char *call, shmem_ctx_t ctx, const int *target_pes, size_t npes)
 {
+    PG_SHMEM_CALL(call);
     PG_CHECKS(pg_check_init(call); pg_check_buffer(call, "target_pes", target_pes, npes));
     if (ctx == SHMEM_CTX_INVALID || npes == 0)
         return;
@@ -66,7 +71,7 @@ PG_ALIAS(shmem_pe_quiet)
 
 void pshmem_barrier_all(void)
 {
-    PG_CHECKS(pg_check_init("shmem_barrier_all"));
+    PG_SHMEM_CALL("shmem_barrier_all");
     pg_quiet(pg_ctx(SHMEM_CTX_DEFAULT));
     pg_sync_all();
 }
@@ -74,7 +79,7 @@ PG_ALIAS(shmem_barrier_all)
 
 void pshmem_sync_all(void)
 {
-    PG_CHECKS(pg_check_init("shmem_sync_all"));
+    PG_SHMEM_CALL("shmem_sync_all");
     pg_sync_all();
 }
 PG_ALIAS(shmem_sync_all)
@@ -89,6 +94,7 @@ static void check_lock(const char *call, long *lock)
 
 void pshmem_set_lock(long *lock)
 {
+    PG_SHMEM_CALL("shmem_set_lock");
     PG_CHECKS(check_lock("shmem_set_lock", lock));
     pg_lock_set(lock);
 }
@@ -96,6 +102,7 @@ PG_ALIAS(shmem_set_lock)
 
 int pshmem_test_lock(long *lock)
 {
+    PG_SHMEM_CALL("shmem_test_lock");
     PG_CHECKS(check_lock("shmem_test_lock", lock));
     return pg_lock_test(lock);
 }
@@ -103,6 +110,7 @@ PG_ALIAS(shmem_test_lock)
 
 void pshmem_clear_lock(long *lock)
 {
+    PG_SHMEM_CALL("shmem_clear_lock");
     PG_CHECKS(check_lock("shmem_clear_lock", lock));
     pg_lock_clear(lock);
 }

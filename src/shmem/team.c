@@ -87,6 +87,7 @@ int pshmem_team_split_strided(shmem_team_t parent_team, int start, int stride, i
                               shmem_team_t *new_team)
 {
     const char *call = "shmem_team_split_strided";
+    PG_SHMEM_CALL(call);
     PG_CHECKS(check_parent(call, parent_team);
               if (!new_team) pg_fatal(call, "argument 'new_team' is NULL"));
     *new_team = SHMEM_TEAM_INVALID;
@@ -108,6 +109,7 @@ int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
                          long yaxis_mask, shmem_team_t *yaxis_team)
 {
     const char *call = "shmem_team_split_2d";
+    PG_SHMEM_CALL(call);
     PG_CHECKS(check_parent(call, parent_team); if (!xaxis_team || !yaxis_team)
                   pg_fatal(call, "argument 'xaxis_team' or 'yaxis_team' is NULL"));
     *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
@@ -199,6 +201,7 @@ PG_ALIAS(shmem_team_destroy)
 int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
 {
     const char *call = "shmem_team_create_ctx";
+    PG_SHMEM_CALL(call);
     PG_CHECKS(pg_check_init(call); if (!ctx) pg_fatal(call, "argument 'ctx' is NULL");
               if (options & ~CTX_OPTIONS)
                   pg_fatal(call, "argument 'options' = %#lx has bits other than SHMEM_CTX_ options",

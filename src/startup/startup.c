@@ -253,11 +253,9 @@ int pg_startup_init(void)
 
 void pg_startup_print(void *stream)
 {
-    fprintf(stream, "MPI: %s%s; %d PEs on %d node%s, at most %d on a node\n",
+    fprintf(stream, "MPI: %s%s\n",
             we_started_mpi ? "started by shmem_init" : "started by the program",
-            started_lean ? " without its on-node shared memory (PANGEA_MPI_LEAN_INIT)" : "",
-            pg_world.npes, pg_world.nnodes, pg_world.nnodes > 1 ? "s" : "",
-            pg_world.max_local_size);
+            started_lean ? ", without its on-node shared memory (PANGEA_MPI_LEAN_INIT)" : "");
 }
 
 void pg_startup_fini(void)

@@ -44,7 +44,7 @@ static inline size_t pg_boot_table_bytes(size_t npes, size_t local_size)
 {
     return (2 * npes + local_size) * sizeof(int);
 }
-/* For SHMEM_INFO: who started MPI and how, the PE and node counts. */
+/* For SHMEM_INFO: who started MPI, and how. */
 void pg_startup_print(void *stream);
 /* Releases the communicators; MPI itself is finalized at exit if we started it. */
 void pg_startup_fini(void);
