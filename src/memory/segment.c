@@ -462,8 +462,34 @@ static void count_heap_pages(void)
         pes_with[kind] = (int)stat[kind].sum;
 }
 
+/* Memory this node can give its PEs: its physical memory, or less under a cgroup limit. */
+static unsigned long long node_memory(void)
+{
+    unsigned long long bytes =
+        (unsigned long long)sysconf(_SC_PHYS_PAGES) * (unsigned long long)sysconf(_SC_PAGESIZE);
+    FILE *f = fopen("/sys/fs/cgroup/memory.max", "r");
+    unsigned long long limit;
+    if (f && fscanf(f, "%llu", &limit) == 1 && limit < bytes)
+        bytes = limit; /* "max" (no limit) does not scan */
+    if (f)
+        fclose(f);
+    return bytes;
+}
+
+/* A heap the node cannot back with memory is accepted (its pages are only reserved) but fails
+ * far from the cause when touched: say so at init, on PE 0. */
+static void warn_unbacked_heap(size_t heap_size)
+{
+    unsigned long long share = node_memory() / (unsigned long long)pg_world.local_size;
+    if (pg_world.me == 0 && share > 0 && heap_size > share)
+        pg_warn("SHMEM_SYMMETRIC_SIZE=%zu bytes per PE is more than this node can back: %llu "
+                "bytes of memory for %d PEs, %llu each; the heap's pages will run out when used",
+                heap_size, node_memory(), pg_world.local_size, share);
+}
+
 int pg_memory_init(size_t heap_size, size_t internal_extra)
 {
+    warn_unbacked_heap(heap_size);
     internal_size = pg_mem_internal_size(internal_extra);
     if (setup_heap(heap_size) != 0)
         return -1;
