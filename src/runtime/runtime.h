@@ -221,6 +221,9 @@ void pg_crash_exit_check(int status, const char *finalize_call);
  * symbol that starts with one of the NULL-terminated prefixes; 0 when none does; -1 when it
  * cannot be told (Pangea linked statically into the program). Reads the objects' files. */
 int pg_program_imports(const char *const *prefixes);
+/* The data object of the executable (a global or static variable, from its symbol table) that
+ * holds addr: 0 with its start and size, or -1 (no such symbol, or a stripped executable). */
+int pg_program_object(const void *addr, char **start, size_t *size);
 
 /* Startup phases, in the order an init runs them: X(id, name). tunables: environment and
  * tuning file; mpi init: only when the program has not; node discovery: communicators, node

@@ -39,6 +39,15 @@ void pg_check_symmetric(const char *call, const char *arg, const void *addr, siz
     } else if (len > pg_segments[seg].size - off) {
         pg_fatal(call, "argument '%s': %zu bytes at %p run past the end of static data", arg, len,
                  addr);
+    } else {
+        char *start;
+        size_t size;
+        if (pg_program_object(addr, &start, &size) == 0 &&
+            (size_t)((const char *)addr - start) + len > size)
+            pg_fatal(call,
+                     "argument '%s': %zu bytes at offset %zu run past the end of its %zu-byte "
+                     "static object",
+                     arg, len, (size_t)((const char *)addr - start), size);
     }
 }
 

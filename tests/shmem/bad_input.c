@@ -11,8 +11,14 @@
  *   bounds        200-byte shmem_putmem into a 100-byte shmem_malloc block
  *   null_source   shmem_putmem from NULL, nelems 16       shmem_putmem ... source
  *   amo_nonsym    shmem_long_atomic_fetch_add on a stack variable
- *   wait_null     shmem_long_wait_until on a NULL ivar */
+ *   wait_null     shmem_long_wait_until on a NULL ivar
+ *   static_bounds        after a put of exactly 4 longs into `static long x[4]` (file scope),
+ *                        one of 8                          shmem_long_put ... static object
+ *   static_local_bounds  after a put of the last 2 longs of a function's `static long y[4]`,
+ *                        one of 3 from the same place      shmem_long_put ... static object */
 #include "check.h"
+
+static long static_four[4];
 
 int main(void)
 {
@@ -26,6 +32,8 @@ int main(void)
         char stack_buf[256];
         long stack_long = 0;
         char *private_buf = malloc(256);
+        static long local_four[4];
+        long longs[8] = {0};
         if (!mode)
             mode = "(unset)";
         if (strcmp(mode, "pe_range") == 0)
@@ -46,6 +54,13 @@ int main(void)
             stack_long = shmem_long_atomic_fetch_add(&stack_long, 1, right);
         else if (strcmp(mode, "wait_null") == 0)
             shmem_long_wait_until(NULL, SHMEM_CMP_EQ, 1);
+        else if (strcmp(mode, "static_bounds") == 0) {
+            shmem_long_put(static_four, longs, 4, right);
+            shmem_long_put(static_four, longs, 8, right);
+        } else if (strcmp(mode, "static_local_bounds") == 0) {
+            shmem_long_put(local_four + 2, longs, 2, right);
+            shmem_long_put(local_four + 2, longs, 3, right);
+        }
         else {
             fprintf(stderr, "TEST_BAD=%s: unknown mode\n", mode);
             shmem_global_exit(2);
