@@ -13,8 +13,9 @@
 #include <rdma/fi_eq.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-#define PG_DS_PROTOCOL_VERSION 6
+#define PG_DS_PROTOCOL_VERSION 7
 
 /* The largest chunk (PANGEA_PIPELINE_BUFFER_SIZE) pangea-tune tries; the transport is set up
  * so that messages of up to this much data go eagerly (see pg_net_init). */
@@ -147,6 +148,7 @@ struct pg_ds_header {
     uint64_t position; /* in the packed stream (see enum pg_ds_layout) */
     uint64_t seq;      /* the client's request number, echoed in the reply */
     uint64_t cookie;   /* the client's completion record, echoed in the reply */
+    uint64_t key;      /* the job's secret (pg_world.job_key): a message without it is refused */
     union {
         struct {
             uint64_t operand;
@@ -155,6 +157,14 @@ struct pg_ds_header {
         unsigned char scale[PG_ACC_MAX_ELEMENT]; /* accumulate */
     };
 };
+
+/* The key of a message at least a header long, read where it lies (any alignment). */
+static inline uint64_t pg_ds_message_key(const void *message)
+{
+    uint64_t key;
+    memcpy(&key, (const char *)message + offsetof(struct pg_ds_header, key), sizeof key);
+    return key;
+}
 
 /* A request with this flag is applied after every earlier request of its source to this node
  * (by `order`, modulo 2^16), whatever order the network delivers them in: so fence needs no
@@ -314,6 +324,7 @@ struct pg_ds_server_bytes pg_ds_server_model(const struct pg_ds_server_counts *c
  * lent beyond the pool to a PE kept waiting while holders did not answer. */
 struct pg_ds_server_stats {
     uint64_t grants, enlargements, reclaims, lent;
+    uint64_t foreign; /* messages refused for want of the job's key (or of a whole header) */
 };
 struct pg_ds_server_stats pg_ds_server_stats(void);
 /* The counts at their largest for a job of npes PEs, local_size on this node: every PE of

@@ -234,6 +234,7 @@ static void tell(uint32_t pe, uint8_t type, uint32_t target, uint16_t order, uin
 {
     const struct ds_source *src = s.sources[pe];
     struct pg_ds_header m = {.version = PG_DS_PROTOCOL_VERSION,
+                             .key = pg_world.job_key,
                              .source = pe,
                              .target = target,
                              .order = order,
@@ -645,9 +646,26 @@ static void execute(const struct pg_ds_header *h, size_t len)
     }
 }
 
+/* Whatever reaches the server's address without the job's key — a process outside the job,
+ * a stale PE of an earlier job on a reused port, noise — is counted and dropped before
+ * anything of it is read: said once here and summed up when the server stops, never logged
+ * per message. */
+static int foreign(const struct pg_ds_header *h, size_t len)
+{
+    if (len >= sizeof *h && pg_ds_message_key(h) == pg_world.job_key)
+        return 0;
+    if (__atomic_fetch_add(&s.stats.foreign, 1, __ATOMIC_RELAXED) == 0)
+        pg_warn("data server: refused a %zu-byte message without this job's key (from outside "
+                "the job?); more are counted, not logged",
+                len);
+    return 1;
+}
+
 /* An ordered request waits for its turn in its source's stream (and is validated then). */
 static void serve(const struct pg_ds_header *h, size_t len)
 {
+    if (foreign(h, len))
+        return;
     if (len < sizeof *h || !(h->flags & PG_DS_ORDERED) || h->source >= (uint32_t)pg_world.npes) {
         execute(h, len);
         return;
@@ -847,6 +865,9 @@ void pg_ds_server_stop(void)
         return;
     pthread_join(s.thread, NULL);
     s.running = 0;
+    if (s.stats.foreign > 1)
+        pg_warn("data server: refused %llu messages without this job's key in all",
+                (unsigned long long)s.stats.foreign);
     pool_close(&s.headers);
     if (s.packs.buffers)
         pool_close(&s.packs);
@@ -912,7 +933,8 @@ struct pg_ds_server_stats pg_ds_server_stats(void)
         .grants = __atomic_load_n(&s.stats.grants, __ATOMIC_RELAXED),
         .enlargements = __atomic_load_n(&s.stats.enlargements, __ATOMIC_RELAXED),
         .reclaims = __atomic_load_n(&s.stats.reclaims, __ATOMIC_RELAXED),
-        .lent = __atomic_load_n(&s.stats.lent, __ATOMIC_RELAXED)};
+        .lent = __atomic_load_n(&s.stats.lent, __ATOMIC_RELAXED),
+        .foreign = __atomic_load_n(&s.stats.foreign, __ATOMIC_RELAXED)};
 }
 
 struct pg_ds_server_counts pg_ds_server_worst(size_t npes, size_t local_size)

@@ -150,6 +150,7 @@ static struct {
     size_t batch_bytes; /* 0: no batching */
     struct pending *pending;
     unsigned long probes_rejected;
+    unsigned long foreign; /* messages refused for want of the job's key */
 } c = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static struct block *block_at(size_t at)
@@ -379,8 +380,12 @@ static void progress(void)
             block_sent((struct block *)e->context);
             continue;
         }
-        if (e->len >= sizeof(struct pg_ds_header))
+        if (e->len >= sizeof(struct pg_ds_header) && pg_ds_message_key(e->buf) == pg_world.job_key)
             handle_reply(e->buf, e->len);
+        else if (c.foreign++ == 0)
+            pg_warn("refused a %zu-byte message without this job's key (from outside the "
+                    "job?); more are counted, not logged",
+                    e->len);
         if (e->buffer_done)
             pg_ds_recv_repost(c.ep, e->context);
     }
@@ -636,6 +641,7 @@ static void send_block(int pe, struct block *b, struct pg_ds_header *h, size_t b
     int node = pg_world.node_of[pe];
     struct link *l = &c.links[node];
     h->version = PG_DS_PROTOCOL_VERSION;
+    h->key = pg_world.job_key;
     h->flags = PG_DS_ORDERED;
     if (l->wants_more && h->type != PG_DS_HELLO && h->type != PG_DS_RELEASE) {
         h->flags |= PG_DS_MORE;
@@ -1170,6 +1176,11 @@ static void progress_while_waiting(void)
     progress();
     give_back_due();
     pthread_mutex_unlock(&c.lock);
+}
+
+const void *pg_pipe_server_name(int node)
+{
+    return c.server_names[node];
 }
 
 unsigned long pg_pipe_probes_rejected(void)

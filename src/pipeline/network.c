@@ -82,8 +82,10 @@ static void open_endpoints(void)
 static void close_endpoints(void)
 {
     if (pg_world.local_rank == 0) {
-        struct pg_ds_header stop = {
-            .version = PG_DS_PROTOCOL_VERSION, .type = PG_DS_STOP, .source = (uint32_t)pg_world.me};
+        struct pg_ds_header stop = {.version = PG_DS_PROTOCOL_VERSION,
+                                    .type = PG_DS_STOP,
+                                    .source = (uint32_t)pg_world.me,
+                                    .key = pg_world.job_key};
         pg_pipe_send_raw(pg_world.node, &stop, sizeof stop);
         pg_ds_server_stop();
     }

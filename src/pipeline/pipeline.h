@@ -68,6 +68,9 @@ void pg_pipe_quiet(struct pg_pipe_completion *cc);
  * has PG_DS_PROBE set is counted, not fatal. */
 void pg_pipe_send_raw(int node, const void *bytes, size_t len);
 unsigned long pg_pipe_probes_rejected(void);
+/* The endpoint address of a node's server (PG_NET_ADDR_MAX bytes), as startup exchanged it
+ * (the job-key test aims a process outside the job at it). */
+const void *pg_pipe_server_name(int node);
 
 /* This PE's endpoint (pangea-tune measures memory registration on it). */
 struct pg_net_ep *pg_pipe_ep(void);

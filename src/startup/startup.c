@@ -62,8 +62,9 @@ static unsigned long long host_key(char *name, size_t len)
 
 /* What each PE gives to the one world exchange of the startup. */
 struct pe_card {
-    unsigned long long host;  /* host_key */
-    unsigned long long nonce; /* random: a node leader's names the node's shared objects */
+    unsigned long long host;   /* host_key */
+    unsigned long long nonce;  /* random: a node leader's names the node's shared objects */
+    unsigned long long secret; /* random: PE 0's is the job key (never in a name) */
 };
 
 struct keyed_pe {
@@ -121,6 +122,7 @@ static int node_tables(const struct pe_card *cards)
         pg_world.local_rank = pg_world.local_of[pg_world.me];
         pg_world.local_size = next_local[pg_world.node];
         pg_world.job_id = cards[leader_of[pg_world.me]].nonce;
+        pg_world.job_key = cards[0].secret;
         pg_world.max_local_size = 0;
         for (int node = 0; node < nnodes; node++)
             if (next_local[node] > pg_world.max_local_size)
@@ -166,14 +168,14 @@ static void open_leaders_comm(void)
     free(leaders);
 }
 
-/* Finds the PEs of each node from one world exchange of 16 bytes per PE (a hash of the host
- * name and a nonce; MPI_Comm_split_type costs MPICH seconds at a few tens of PEs per core),
- * maps the node's board and checks that the host names of the node are equal, not just their
+/* Finds the PEs of each node from one world exchange of 24 bytes per PE (a hash of the host
+ * name and two random numbers; MPI_Comm_split_type costs MPICH seconds at a few tens of PEs per
+ * core), maps the node's board and checks that the host names of the node are equal, not just their
  * hashes. */
 static void discover_nodes(void)
 {
     char host[256];
-    struct pe_card mine = {host_key(host, sizeof host), random_nonce()};
+    struct pe_card mine = {host_key(host, sizeof host), random_nonce(), random_nonce()};
     struct pe_card *cards = malloc((size_t)pg_world.npes * sizeof *cards);
     if (!cards)
         pg_fatal("startup", "out of memory for the PE tables (%d PEs)", pg_world.npes);

@@ -18,6 +18,8 @@ struct pg_world {
     int *local_of;   /* [npes] local rank of each PE on its node */
     int *local_pes;  /* [local_size] world PE of each local rank of my node */
     unsigned long long job_id; /* random, the same on every PE of my node: names its objects */
+    unsigned long long job_key; /* random, the same on every PE of the job, and secret: every
+                                   message of the data-server protocol carries it */
 };
 
 extern struct pg_world pg_world;

@@ -41,7 +41,8 @@ int main(void)
                                     .source = (uint32_t)me,
                                     .target = (uint32_t)target,
                                     .offset = guard_off,
-                                    .length = 0};
+                                    .length = 0,
+                                    .key = pg_world.job_key};
     struct fault faults[] = {
         {"truncated header", ok, 20, PG_DS_BAD_LENGTH, 0},
         {"unknown version", ok, sizeof ok, PG_DS_BAD_VERSION, 0},
