@@ -177,6 +177,8 @@ $(BUILD)/perf/startup_bench_oshmem: perf/startup_bench.c
 # MPICH's UCX transport leaves allocations behind at exit that LeakSanitizer cannot attribute
 # (their modules are unloaded); address and undefined-behaviour errors are still reported.
 check: export ASAN_OPTIONS ?= detect_leaks=0
+# UndefinedBehaviorSanitizer stops at its first report, so the test that produced it fails.
+check: export UBSAN_OPTIONS ?= halt_on_error=1:print_stacktrace=1
 # SANITIZE=thread: a report makes the job exit non-zero (TSan's exitcode 66), so the test
 # fails. tests/tsan.supp explains each suppression. UCX's memory hooks (libucm) intercept the
 # madvise of an exiting thread after TSan has retired it and crash; MPICH does not need them.
@@ -200,6 +202,15 @@ check:
 	        FI_PROVIDER='tcp;ofi_rxm' TEST_NODES=2 tests/run-tests.sh $(BUILD) || exit 1; \
 	        TEST_NODES=16 tests/run-tests.sh $(BUILD) 'engine/credit' || exit 1; \
 	        tests/tune/quick-netns.sh $(BUILD); fi
+
+# A representative part of the list built with AddressSanitizer and UndefinedBehaviorSanitizer
+# (in build-san), on one node and across two: any report fails the test that produced it.
+SANITIZE_TESTS := ^(init_query|rma_contig|rma_strided|rma_nbi|amo|put_batch|signal|coll_types|teams|locks|static_data|kill_pe|global_exit|engine/ds_faults|engine/job_key|engine/credit|armci/contig|armci/strided|armci/acc_contention)$$
+check-sanitize:
+	$(MAKE) --no-print-directory BUILD=build-san SANITIZE=address,undefined all tests
+	@if tests/netns/netns-run.sh --can-run; then nodes="1 2"; else nodes=1; fi; \
+	    ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	    TEST_NODES="$$nodes" tests/run-tests.sh build-san '$(SANITIZE_TESTS)'
 
 # Install into a scratch prefix and check what a user runs there: the wrappers and an example,
 # pkg-config (a static link too), the man pages, pangea-info, and that make uninstall removes

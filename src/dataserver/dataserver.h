@@ -158,6 +158,20 @@ struct pg_ds_header {
     };
 };
 
+/* Messages go on the wire in whole multiples of 8 bytes (zero padding after the data), so
+ * that each lands 8-aligned after the one before it in a multi-receive buffer and its header
+ * and descriptors are read in place. A message that lands misaligned anyway (after one of
+ * another length: noise, a process outside the job) is copied to aligned memory first. */
+#define PG_DS_WIRE_ALIGN 8
+static inline size_t pg_ds_wire_bytes(size_t len)
+{
+    return (len + PG_DS_WIRE_ALIGN - 1) & ~(size_t)(PG_DS_WIRE_ALIGN - 1);
+}
+static inline int pg_ds_misaligned(const void *message)
+{
+    return ((uintptr_t)message & (PG_DS_WIRE_ALIGN - 1)) != 0;
+}
+
 /* The key of a message at least a header long, read where it lies (any alignment). */
 static inline uint64_t pg_ds_message_key(const void *message)
 {

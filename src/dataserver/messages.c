@@ -15,8 +15,8 @@
 
 size_t pg_ds_message_bytes(size_t chunk)
 {
-    /* Header, the largest layout descriptor (8 stride levels), one chunk of data. */
-    return sizeof(struct pg_ds_header) + 8 * (2 + 2 * PG_MAX_STRIDE) + chunk;
+    /* Header, the largest layout descriptor (8 stride levels), one chunk of data, padding. */
+    return pg_ds_wire_bytes(sizeof(struct pg_ds_header) + 8 * (2 + 2 * PG_MAX_STRIDE) + chunk);
 }
 
 size_t pg_ds_max_message(void)

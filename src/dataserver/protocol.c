@@ -194,7 +194,8 @@ int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes, struct pg
         return PG_DS_BAD_SEGMENT;
     size_t payload = len - sizeof *h;
     if (h->type == PG_DS_HELLO) /* an endpoint name; op: asks for a grant */
-        return payload == h->length && payload >= 1 && payload <= PG_NET_ADDR_MAX && h->op <= 1
+        return payload == pg_ds_wire_bytes(h->length) && h->length >= 1 &&
+                       h->length <= PG_NET_ADDR_MAX && h->op <= 1
                    ? PG_DS_OK
                    : PG_DS_BAD_LENGTH;
     if (h->type == PG_DS_RELEASE)
@@ -212,7 +213,7 @@ int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes, struct pg
     if (status != PG_DS_OK)
         return status;
     int carries_data = h->type == PG_DS_PUT || h->type == PG_DS_ACC;
-    if (carries_data ? h->length != payload - sh->descriptor_bytes
+    if (carries_data ? pg_ds_wire_bytes(h->length) != payload - sh->descriptor_bytes
                      : payload != sh->descriptor_bytes)
         return PG_DS_BAD_LENGTH;
     if (h->type == PG_DS_ACC) {

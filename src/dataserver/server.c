@@ -22,7 +22,7 @@ struct reply_buffer {
     struct fi_context ctx; /* first: the completion's context points here */
     int busy;
     struct pg_ds_header header;
-    char *packed; /* [chunk] in the packing pool, NULL in the header pool */
+    char *packed; /* [chunk + PG_DS_WIRE_ALIGN] in the packing pool, NULL in the header pool */
 };
 
 #define REPLY_BUFFERS 256
@@ -96,6 +96,8 @@ static struct {
     struct arrivals arrivals;
     size_t bytes[PARTS];
     struct pg_ds_server_stats stats;
+    void *bounce; /* aligned copy of a message that landed misaligned (pg_ds_misaligned) */
+    size_t bounce_size;
     pthread_t thread;
     int running, stopping;
 } s;
@@ -209,7 +211,12 @@ static void send_reply(struct reply_pool *pool, struct reply_buffer *r,
     r->header.operand = operand;
     r->header.length = len;
     r->header.position = position;
-    struct iovec iov[2] = {{&r->header, sizeof r->header}, {(void *)data, len}};
+    /* Data of a length that is not a whole wire length is always packed (stream), and the
+     * packing buffer has room for the padding. */
+    size_t wire = pg_ds_wire_bytes(len);
+    if (wire > len)
+        memset((char *)data + len, 0, wire - len);
+    struct iovec iov[2] = {{&r->header, sizeof r->header}, {(void *)data, wire}};
     void *desc[2] = {pg_net_mr_desc(pool->headers_mr), pg_net_mr_desc(data_mr)};
     pg_net_sendv(s.ep, s.sources[request->source]->addr, iov, desc, len ? 2 : 1, &r->ctx);
 }
@@ -318,19 +325,24 @@ static void apply(const struct pg_ds_header *h, char *base, const struct pg_ds_s
 }
 
 static void pool_open(struct reply_pool *pool, int count, size_t packed_bytes);
+/* A packing buffer: a chunk and the padding to a whole wire length. */
+static size_t pack_bytes(void)
+{
+    return pg_ds_chunk_bytes() + PG_DS_WIRE_ALIGN;
+}
 
 /* Streams a get's data back in chunks: straight from memory when contiguous, else packed
  * (the packing space is made on the first such get). */
 static void stream(const struct pg_ds_header *h, char *base, const struct pg_ds_shape *l)
 {
-    if (h->layout != PG_DS_CONTIG && !s.packs.buffers)
-        pool_open(&s.packs, PACK_BUFFERS, s.chunk);
+    if (!s.packs.buffers && (h->layout != PG_DS_CONTIG || h->length % PG_DS_WIRE_ALIGN))
+        pool_open(&s.packs, PACK_BUFFERS, pack_bytes());
     for (size_t done = 0; done < h->length;) {
         size_t n = h->length - done < s.chunk ? h->length - done : s.chunk;
         if (h->layout == PG_DS_VECTOR)
             n = n / l->piece_bytes * l->piece_bytes;
         size_t position = h->position + done;
-        if (h->layout == PG_DS_CONTIG) {
+        if (h->layout == PG_DS_CONTIG && n % PG_DS_WIRE_ALIGN == 0) {
             send_reply(&s.headers, take_reply(&s.headers), h, PG_DS_GET_REPLY, 0, 0,
                        base + h->offset + position, n, position, segment_mr(h->target, h->segment));
         } else {
@@ -666,6 +678,15 @@ static void serve(const struct pg_ds_header *h, size_t len)
 {
     if (foreign(h, len))
         return;
+    if (pg_ds_misaligned(h)) {
+        if (len > s.bounce_size) {
+            free(s.bounce);
+            s.bounce_size = len;
+            if (!(s.bounce = malloc(len)))
+                pg_fatal("data server", "out of memory for a %zu-byte message", len);
+        }
+        h = memcpy(s.bounce, h, len);
+    }
     if (len < sizeof *h || !(h->flags & PG_DS_ORDERED) || h->source >= (uint32_t)pg_world.npes) {
         execute(h, len);
         return;
@@ -887,6 +908,7 @@ void pg_ds_server_stop(void)
     }
     free(s.sources);
     free(s.arrivals.ring);
+    free(s.bounce);
     memset(&s, 0, sizeof s);
 }
 
@@ -913,9 +935,8 @@ struct pg_ds_server_bytes pg_ds_server_model(const struct pg_ds_server_counts *n
 {
     struct pg_ds_server_bytes b = {
         .pool = n->segments * pg_ds_segment_bytes(),
-        .replies =
-            reply_pool_bytes(REPLY_BUFFERS, 0) +
-            (n->pack_buffers ? reply_pool_bytes((int)n->pack_buffers, pg_ds_chunk_bytes()) : 0),
+        .replies = reply_pool_bytes(REPLY_BUFFERS, 0) +
+                   (n->pack_buffers ? reply_pool_bytes((int)n->pack_buffers, pack_bytes()) : 0),
         .tables = n->registrations * sizeof(struct pg_net_mr *) +
                   (pg_ds_pool_max_segments() + lend_segments(pg_ds_pool_max_segments())) *
                       sizeof(struct pg_ds_recv_buffer) +

@@ -151,6 +151,8 @@ static struct {
     struct pending *pending;
     unsigned long probes_rejected;
     unsigned long foreign; /* messages refused for want of the job's key */
+    void *bounce;          /* see aligned() */
+    size_t bounce_size;
 } c = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static struct block *block_at(size_t at)
@@ -160,7 +162,8 @@ static struct block *block_at(size_t at)
 
 static void get_arrived(struct pending *p, const struct pg_ds_header *h, size_t len)
 {
-    if (!p->active || p->seq != h->seq || len != sizeof *h + h->length || h->length > p->remaining)
+    if (!p->active || p->seq != h->seq || len != pg_ds_wire_bytes(sizeof *h + h->length) ||
+        h->length > p->remaining)
         pg_fatal("get", "malformed reply from the data server of PE %u", h->target);
     char *data = (char *)(h + 1);
     if (!p->shape && !p->pieces) {
@@ -283,6 +286,22 @@ static void reclaimed(int node, const struct pg_ds_header *h)
     c.due[c.ndue++] = node;
 }
 
+/* The message itself, or an aligned copy when it landed misaligned (pg_ds_misaligned). */
+static const struct pg_ds_header *aligned(const void *message, size_t len)
+{
+    if (!pg_ds_misaligned(message))
+        return message;
+    if (len > c.bounce_size) {
+        free(c.bounce);
+    c.bounce = NULL;
+    c.bounce_size = 0;
+        c.bounce_size = len;
+        if (!(c.bounce = malloc(len)))
+            pg_fatal("remote access", "out of memory for a %zu-byte reply", len);
+    }
+    return memcpy(c.bounce, message, len);
+}
+
 static void handle_reply(const struct pg_ds_header *h, size_t len)
 {
     if (h->type == PG_DS_NACK && (h->seq & PG_DS_PROBE)) {
@@ -381,7 +400,7 @@ static void progress(void)
             continue;
         }
         if (e->len >= sizeof(struct pg_ds_header) && pg_ds_message_key(e->buf) == pg_world.job_key)
-            handle_reply(e->buf, e->len);
+            handle_reply(aligned(e->buf, e->len), e->len);
         else if (c.foreign++ == 0)
             pg_warn("refused a %zu-byte message without this job's key (from outside the "
                     "job?); more are counted, not logged",
@@ -542,7 +561,7 @@ static void first_contact(int node, size_t bytes)
 static struct block *reserve_block(int node, size_t bytes, uint32_t *credit, enum control control)
 {
     struct link *l = &c.links[node];
-    struct credit_need need = {node, pg_ds_receive_bytes(bytes), control};
+    struct credit_need need = {node, pg_ds_receive_bytes(pg_ds_wire_bytes(bytes)), control};
     if (l->state == LINK_NEW)
         first_contact(node, need.bytes);
     struct pg_waiter w = {0};
@@ -660,7 +679,9 @@ static void send_block(int pe, struct block *b, struct pg_ds_header *h, size_t b
     h->source = (uint32_t)pg_world.me;
     h->target = (uint32_t)pe;
     memcpy(b->data, h, sizeof *h);
-    struct iovec iov = {b->data, bytes};
+    size_t wire = pg_ds_wire_bytes(bytes); /* the block has room: blocks are BLOCK_ALIGN long */
+    memset(b->data + bytes, 0, wire - bytes);
+    struct iovec iov = {b->data, wire};
     void *desc = pg_net_mr_desc(c.region_mr);
     pg_net_sendv(c.ep, l->server, &iov, &desc, 1, &b->ctx);
 }
@@ -1306,6 +1327,7 @@ void pipe_client_close(void)
     free(c.batches);
     free(c.open_batches);
     free(c.server_names);
+    free(c.bounce);
     free(c.server_pe);
     free(c.node_size);
     c.ep = NULL;
