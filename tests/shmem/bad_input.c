@@ -11,7 +11,9 @@
  *   bounds        200-byte shmem_putmem into a 100-byte shmem_malloc block
  *   null_source   shmem_putmem from NULL, nelems 16       shmem_putmem ... source
  *   amo_nonsym    shmem_long_atomic_fetch_add on a stack variable
- *   wait_null     shmem_long_wait_until on a NULL ivar */
+ *   wait_null     shmem_long_wait_until on a NULL ivar
+ *   align_zero    shmem_align(0, 64): 0 is not a power of two (1 is the smallest valid value)
+ *   align_three   shmem_align(3, 64): the first invalid value above 1, 2 */
 #include "check.h"
 
 int main(void)
@@ -25,6 +27,7 @@ int main(void)
     if (me == 0) {
         char stack_buf[256];
         long stack_long = 0;
+        void *aligned = NULL; /* a collective call, answered by the others' barrier */
         char *private_buf = malloc(256);
         if (!mode)
             mode = "(unset)";
@@ -46,6 +49,10 @@ int main(void)
             stack_long = shmem_long_atomic_fetch_add(&stack_long, 1, right);
         else if (strcmp(mode, "wait_null") == 0)
             shmem_long_wait_until(NULL, SHMEM_CMP_EQ, 1);
+        else if (strcmp(mode, "align_zero") == 0)
+            aligned = shmem_align(0, 64);
+        else if (strcmp(mode, "align_three") == 0)
+            aligned = shmem_align(3, 64);
         else {
             fprintf(stderr, "TEST_BAD=%s: unknown mode\n", mode);
             shmem_global_exit(2);
@@ -53,6 +60,7 @@ int main(void)
         fprintf(stderr, "TEST_BAD=%s: the bad call returned: not detected\n", mode);
         free(private_buf);
         (void)stack_long;
+        (void)aligned;
     }
     shmem_barrier_all();
     shmem_free(block);
