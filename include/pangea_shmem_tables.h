@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* T-AMO-STD: standard AMO types and the multi-element point-to-point sync types. */
+/* T-AMO-STD: standard AMO types. */
 #define PANGEA_T_AMO_STD(X)          \
     X(int, int)                      \
     X(long, long)                    \
@@ -40,7 +40,9 @@
     X(uint32_t, uint32)              \
     X(uint64_t, uint64)
 
-/* T-P2P: wait_until and test (the short rows are deprecated but required). */
+/* T-P2P: every point-to-point synchronization routine, the single-variable and the
+ * multi-element forms alike (§9.11 gives them all the point-to-point synchronization types;
+ * the short rows are deprecated since 1.5 but required). */
 #define PANGEA_T_P2P(X)       \
     X(short, short)           \
     X(unsigned short, ushort) \

@@ -371,53 +371,49 @@ void pangea_generic_no_match(void);
 #define PANGEA_GA_test(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_test,
 #define shmem_test(...) PANGEA_G_PLAIN(PANGEA_T_P2P_BASE, test, __VA_ARGS__)
 
-/* §3.11 Point-to-point: wait_until_{all,any,some}[_vector] (T-AMO-STD; dispatch on ivars) */
+/* §3.11 Point-to-point: wait_until_{all,any,some}[_vector] (T-P2P; dispatch on ivars) */
 #define PANGEA_GA_wait_until_all(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_wait_until_all,
-#define shmem_wait_until_all(...) PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, wait_until_all, __VA_ARGS__)
+#define shmem_wait_until_all(...) PANGEA_G_PLAIN(PANGEA_T_P2P_BASE, wait_until_all, __VA_ARGS__)
 
 #define PANGEA_GA_wait_until_any(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_wait_until_any,
-#define shmem_wait_until_any(...) PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, wait_until_any, __VA_ARGS__)
+#define shmem_wait_until_any(...) PANGEA_G_PLAIN(PANGEA_T_P2P_BASE, wait_until_any, __VA_ARGS__)
 
 #define PANGEA_GA_wait_until_some(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_wait_until_some,
-#define shmem_wait_until_some(...) \
-    PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, wait_until_some, __VA_ARGS__)
+#define shmem_wait_until_some(...) PANGEA_G_PLAIN(PANGEA_T_P2P_BASE, wait_until_some, __VA_ARGS__)
 
 #define PANGEA_GA_wait_until_all_vector(TYPE, TYPENAME) \
     TYPE * : shmem_##TYPENAME##_wait_until_all_vector,
 #define shmem_wait_until_all_vector(...) \
-    PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, wait_until_all_vector, __VA_ARGS__)
+    PANGEA_G_PLAIN(PANGEA_T_P2P_BASE, wait_until_all_vector, __VA_ARGS__)
 
 #define PANGEA_GA_wait_until_any_vector(TYPE, TYPENAME) \
     TYPE * : shmem_##TYPENAME##_wait_until_any_vector,
 #define shmem_wait_until_any_vector(...) \
-    PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, wait_until_any_vector, __VA_ARGS__)
+    PANGEA_G_PLAIN(PANGEA_T_P2P_BASE, wait_until_any_vector, __VA_ARGS__)
 
 #define PANGEA_GA_wait_until_some_vector(TYPE, TYPENAME) \
     TYPE * : shmem_##TYPENAME##_wait_until_some_vector,
 #define shmem_wait_until_some_vector(...) \
-    PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, wait_until_some_vector, __VA_ARGS__)
+    PANGEA_G_PLAIN(PANGEA_T_P2P_BASE, wait_until_some_vector, __VA_ARGS__)
 
-/* §3.11 Point-to-point: test_{all,any,some}[_vector] (T-AMO-STD; dispatch on ivars) */
+/* §3.11 Point-to-point: test_{all,any,some}[_vector] (T-P2P; dispatch on ivars) */
 #define PANGEA_GA_test_all(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_test_all,
-#define shmem_test_all(...) PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, test_all, __VA_ARGS__)
+#define shmem_test_all(...) PANGEA_G_PLAIN(PANGEA_T_P2P_BASE, test_all, __VA_ARGS__)
 
 #define PANGEA_GA_test_any(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_test_any,
-#define shmem_test_any(...) PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, test_any, __VA_ARGS__)
+#define shmem_test_any(...) PANGEA_G_PLAIN(PANGEA_T_P2P_BASE, test_any, __VA_ARGS__)
 
 #define PANGEA_GA_test_some(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_test_some,
-#define shmem_test_some(...) PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, test_some, __VA_ARGS__)
+#define shmem_test_some(...) PANGEA_G_PLAIN(PANGEA_T_P2P_BASE, test_some, __VA_ARGS__)
 
 #define PANGEA_GA_test_all_vector(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_test_all_vector,
-#define shmem_test_all_vector(...) \
-    PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, test_all_vector, __VA_ARGS__)
+#define shmem_test_all_vector(...) PANGEA_G_PLAIN(PANGEA_T_P2P_BASE, test_all_vector, __VA_ARGS__)
 
 #define PANGEA_GA_test_any_vector(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_test_any_vector,
-#define shmem_test_any_vector(...) \
-    PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, test_any_vector, __VA_ARGS__)
+#define shmem_test_any_vector(...) PANGEA_G_PLAIN(PANGEA_T_P2P_BASE, test_any_vector, __VA_ARGS__)
 
 #define PANGEA_GA_test_some_vector(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_test_some_vector,
-#define shmem_test_some_vector(...) \
-    PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, test_some_vector, __VA_ARGS__)
+#define shmem_test_some_vector(...) PANGEA_G_PLAIN(PANGEA_T_P2P_BASE, test_some_vector, __VA_ARGS__)
 
 /* §4.3 Deprecated AMO generics: fetch, set, swap (float, double, int, long, long long) */
 #define PANGEA_GA_fetch(TYPE, TYPENAME) \
