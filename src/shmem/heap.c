@@ -2,13 +2,16 @@
  * free on entry. The allocator is deterministic, so every PE gets the same address. */
 #include "shmem_internal.h"
 
+#include <shmemx.h>
+
 static void barrier_all(void)
 {
     pg_quiet(pg_ctx(SHMEM_CTX_DEFAULT));
     pg_sync_all();
 }
 
-static void *allocate(const char *call, size_t alignment, size_t size)
+/* barrier: 0 leaves out the barrier on exit (SHMEMX_MALLOC_NO_BARRIER). */
+static void *allocate_with(const char *call, size_t alignment, size_t size, int barrier)
 {
     PG_CHECKS(pg_check_init(call));
     if (size == 0)
@@ -22,8 +25,14 @@ static void *allocate(const char *call, size_t alignment, size_t size)
                  "(now %zu)",
                  call, size, alignment, free_bytes, largest, pg_heap_capacity());
     }
-    barrier_all();
+    if (barrier)
+        barrier_all();
     return p;
+}
+
+static void *allocate(const char *call, size_t alignment, size_t size)
+{
+    return allocate_with(call, alignment, size, 1);
 }
 
 void *pshmem_malloc(size_t size)
@@ -34,8 +43,9 @@ PG_ALIAS(shmem_malloc)
 
 void *pshmem_malloc_with_hints(size_t size, long hints)
 {
-    (void)hints; /* every object already supports remote atomics and signals */
-    return allocate("shmem_malloc_with_hints", 0, size);
+    /* Every object already supports remote atomics and signals; only SOS's no-barrier hint
+     * changes anything. */
+    return allocate_with("shmem_malloc_with_hints", 0, size, !(hints & SHMEMX_MALLOC_NO_BARRIER));
 }
 PG_ALIAS(shmem_malloc_with_hints)
 
