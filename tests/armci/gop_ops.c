@@ -57,18 +57,6 @@ static void logical_expected(const char *op, double want[4])
 #define LOGICAL_VALUES(T, x) T x[4] = {(T)me, (T)(me + 1), 0, (T)(2 << (me % 2))}
 #define BITWISE_VALUES(T, x) T x[3] = {(T)((1 << me) | 0x100), (T)-1, (T)(0x30 | (me % 2))}
 
-/* X(suffix of the typed call, C type, ARMCI type) */
-#define ALL_TYPES(X)                  \
-    X(i, int, ARMCI_INT)              \
-    X(l, long, ARMCI_LONG)            \
-    X(ll, long long, ARMCI_LONG_LONG) \
-    X(f, float, ARMCI_FLOAT)          \
-    X(d, double, ARMCI_DOUBLE)
-#define INTEGER_TYPES(X)   \
-    X(i, int, ARMCI_INT)   \
-    X(l, long, ARMCI_LONG) \
-    X(ll, long long, ARMCI_LONG_LONG)
-
 #define TEST_ARITH_LOGICAL(sfx, T, TYPE)                                                        \
     static void ops_##sfx(void)                                                                 \
     {                                                                                           \
@@ -96,7 +84,7 @@ static void logical_expected(const char *op, double want[4])
                       (double)y[i], want[i]);                                                   \
         }                                                                                       \
     }
-ALL_TYPES(TEST_ARITH_LOGICAL)
+TEST_MSG_TYPES(TEST_ARITH_LOGICAL)
 
 #define TEST_BITWISE(sfx, T, TYPE)                                                          \
     static void bitwise_##sfx(void)                                                         \
@@ -118,7 +106,7 @@ ALL_TYPES(TEST_ARITH_LOGICAL)
                       (unsigned long long)want[i]);                                         \
         }                                                                                   \
     }
-INTEGER_TYPES(TEST_BITWISE)
+TEST_MSG_INT_TYPES(TEST_BITWISE)
 
 int main(int argc, char **argv)
 {
@@ -127,9 +115,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &nproc);
 #define RUN_OPS(sfx, T, TYPE) ops_##sfx();
-    ALL_TYPES(RUN_OPS)
+    TEST_MSG_TYPES(RUN_OPS)
 #define RUN_BITWISE(sfx, T, TYPE) bitwise_##sfx();
-    INTEGER_TYPES(RUN_BITWISE)
+    TEST_MSG_INT_TYPES(RUN_BITWISE)
     int rc = check_finish();
     ARMCI_Finalize();
     MPI_Finalize();
