@@ -37,7 +37,8 @@ PROG_STD    = -std=c11
 PROG_CFLAGS = $(PROG_STD) -O2 -g $(WARN) $(SAN) -pthread -Iinclude -Itests/common $(MPI_CFLAGS)
 PROG_LIBS   = -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -lpangea $(MPI_LIBS) -lm
 
-SHMEM_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/shmem/*.c))
+SHMEM_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/shmem/*.c)) \
+               $(patsubst tests/%.cpp,$(BUILD)/tests/%,$(wildcard tests/shmem/*.cpp))
 ARMCI_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/armci/*.c))
 UNIT_TESTS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/*.c tests/engine/*.c))
 CXX_TESTS   := $(patsubst tests/%.cpp,$(BUILD)/tests/%,$(wildcard tests/unit/*.cpp))
@@ -120,6 +121,12 @@ $(BUILD)/tests/shmem/%: tests/shmem/%.c $(SHLIB) $(wildcard tests/common/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LIBS)
 
+# C++ programs (the type-generic overloads), built as oshc++ would.
+$(BUILD)/tests/shmem/%: tests/shmem/%.cpp $(SHLIB) $(HEADERS) $(wildcard tests/common/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICXX) -std=c++11 -O2 -g $(WARN) $(SAN) -pedantic -pthread -Iinclude -Itests/common $< -o $@ \
+	    $(PROG_LIBS)
+
 $(BUILD)/tests/armci/%: tests/armci/%.c $(SHLIB) $(HEADERS) $(wildcard tests/common/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $< -o $@ $(PROG_LIBS)
@@ -142,13 +149,13 @@ $(BUILD)/tests/unit/header_%: PROG_STD = -std=c11 -pedantic
 $(BUILD)/tests/unit/header_c99: PROG_STD = -std=c99 -pedantic
 
 # Unit and engine tests look inside the engine: they link the static library.
-$(BUILD)/tests/%: tests/%.c $(STLIB) $(HEADERS)
+$(BUILD)/tests/%: tests/%.c $(STLIB) $(HEADERS) $(wildcard tests/common/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc $< -o $@ $(STLIB) $(LDLIBS_LIB)
 
-$(BUILD)/tests/unit/%: tests/unit/%.cpp $(SHLIB) $(HEADERS)
+$(BUILD)/tests/unit/%: tests/unit/%.cpp $(SHLIB) $(HEADERS) $(wildcard tests/common/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	$(MPICXX) -std=c++11 -O1 $(WARN) $(SAN) -pedantic -Iinclude $< -o $@ $(PROG_LIBS)
+	$(MPICXX) -std=c++11 -O1 $(WARN) $(SAN) -pedantic -Iinclude -Itests/common $< -o $@ $(PROG_LIBS)
 
 examples: $(EXAMPLES)
 $(BUILD)/examples/%: examples/%.c $(SHLIB)

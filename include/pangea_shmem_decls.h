@@ -365,7 +365,7 @@ PANGEA_T_RED_ARITH(PANGEA_D_REDUCE_ARITH)
 #define PANGEA_D_WAIT_UNTIL_TEST(TYPE, TYPENAME)                                   \
     void PANGEA_NAME(TYPENAME##_wait_until)(TYPE * ivar, int cmp, TYPE cmp_value); \
     int PANGEA_NAME(TYPENAME##_test)(TYPE * ivar, int cmp, TYPE cmp_value);
-/* multi-element forms (1.5): T-AMO-STD */
+/* multi-element forms (1.5): T-P2P as well */
 #define PANGEA_D_WAIT_UNTIL_MULTI(TYPE, TYPENAME)                                                 \
     void PANGEA_NAME(TYPENAME##_wait_until_all)(TYPE * ivars, size_t nelems, const int *status,   \
                                                 int cmp, TYPE cmp_value);                         \
@@ -396,8 +396,8 @@ PANGEA_T_RED_ARITH(PANGEA_D_REDUCE_ARITH)
                                                     const TYPE *cmp_values);
 
 PANGEA_T_P2P(PANGEA_D_WAIT_UNTIL_TEST)
-PANGEA_T_AMO_STD(PANGEA_D_WAIT_UNTIL_MULTI)
-PANGEA_T_AMO_STD(PANGEA_D_TEST_MULTI)
+PANGEA_T_P2P(PANGEA_D_WAIT_UNTIL_MULTI)
+PANGEA_T_P2P(PANGEA_D_TEST_MULTI)
 uint64_t PANGEA_NAME(signal_wait_until)(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
 
 /* ---- §3.12 Memory ordering ----------------------------------------------------------------- */

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* T-AMO-STD: standard AMO types and the multi-element point-to-point sync types. */
+/* T-AMO-STD: standard AMO types. */
 #define PANGEA_T_AMO_STD(X)          \
     X(int, int)                      \
     X(long, long)                    \
@@ -40,7 +40,9 @@
     X(uint32_t, uint32)              \
     X(uint64_t, uint64)
 
-/* T-P2P: wait_until and test (the short rows are deprecated but required). */
+/* T-P2P: every point-to-point synchronization routine, the single-variable and the
+ * multi-element forms alike (§9.11 gives them all the point-to-point synchronization types;
+ * the short rows are deprecated since 1.5 but required). */
 #define PANGEA_T_P2P(X)       \
     X(short, short)           \
     X(unsigned short, ushort) \
@@ -79,14 +81,18 @@
     X(unsigned long long, ulonglong)
 
 /* Base types of T-AMO-STD, T-AMO-EXT (adds float, double), T-AMO-BIT and T-P2P. T-AMO-BIT's
- * only signed rows are int32_t and int64_t, so they stand for their base types there. */
-#define PANGEA_T_AMO_STD_BASE(X) \
-    X(int, int)                  \
-    X(long, long)                \
-    X(long long, longlong)       \
-    X(unsigned int, uint)        \
-    X(unsigned long, ulong)      \
+ * only signed rows are int32_t and int64_t, so they stand for their base types there. The rows
+ * other than long are also a table of their own: in C++, shmem_wait_until(long *, int, long) is
+ * the deprecated C function (§4.4), which the long overload would redeclare. */
+#define PANGEA_T_AMO_STD_BASE_NOT_LONG(X) \
+    X(int, int)                           \
+    X(long long, longlong)                \
+    X(unsigned int, uint)                 \
+    X(unsigned long, ulong)               \
     X(unsigned long long, ulonglong)
+#define PANGEA_T_AMO_STD_BASE(X) \
+    X(long, long)                \
+    PANGEA_T_AMO_STD_BASE_NOT_LONG(X)
 #define PANGEA_T_AMO_EXT_BASE(X) \
     X(float, float)              \
     X(double, double)            \
@@ -97,10 +103,13 @@
     X(unsigned long long, ulonglong) \
     X(int32_t, int32)                \
     X(int64_t, int64)
-#define PANGEA_T_P2P_BASE(X)  \
-    X(short, short)           \
-    X(unsigned short, ushort) \
-    PANGEA_T_AMO_STD_BASE(X)
+#define PANGEA_T_P2P_BASE_NOT_LONG(X) \
+    X(short, short)                   \
+    X(unsigned short, ushort)         \
+    PANGEA_T_AMO_STD_BASE_NOT_LONG(X)
+#define PANGEA_T_P2P_BASE(X) \
+    X(long, long)            \
+    PANGEA_T_P2P_BASE_NOT_LONG(X)
 
 /* Deprecated AMO names (no ctx form). */
 #define PANGEA_T_DEP_AMO(X) \
@@ -127,8 +136,14 @@
     X(128, 16)
 
 /* T-RED-TEAM (the corrected 1.6 table), by operator group. The complex rows need C99 complex
- * support, which C++ does not have: there they are left out. */
-#if defined(__cplusplus) || defined(__STDC_NO_COMPLEX__)
+ * support; C++ has no _Complex, so there they are std::complex, which has the same layout (the
+ * calls take the complex values through pointers only). */
+#if defined(__cplusplus)
+#include <complex>
+#define PANGEA_T_RED_COMPLEX(X)       \
+    X(std::complex<double>, complexd) \
+    X(std::complex<float>, complexf)
+#elif defined(__STDC_NO_COMPLEX__)
 #define PANGEA_T_RED_COMPLEX(X)
 #else
 #define PANGEA_T_RED_COMPLEX(X)  \
@@ -200,5 +215,86 @@
 #define PANGEA_ASET_SIZES(X) \
     X(32, 4)                 \
     X(64, 8)
+
+/* ---- Type-generic names ---------------------------------------------------------------------
+ * The type table of each type-generic name shmem_FAM: PANGEA_GT_FAM. The C11 _Generic selections
+ * of shmem.h and the C++ overloads of pangea_shmem_cxx.h both expand from it, so the two
+ * interfaces take the same types. The tables are the *_BASE ones: typedefs such as int32_t or
+ * size_t name one of their rows. */
+/* §3.6 RMA and §3.8 put_signal: T-RMA, ctx-overloaded */
+#define PANGEA_GT_put PANGEA_T_RMA_BASE
+#define PANGEA_GT_p PANGEA_T_RMA_BASE
+#define PANGEA_GT_iput PANGEA_T_RMA_BASE
+#define PANGEA_GT_ibput PANGEA_T_RMA_BASE
+#define PANGEA_GT_get PANGEA_T_RMA_BASE
+#define PANGEA_GT_g PANGEA_T_RMA_BASE
+#define PANGEA_GT_iget PANGEA_T_RMA_BASE
+#define PANGEA_GT_ibget PANGEA_T_RMA_BASE
+#define PANGEA_GT_put_nbi PANGEA_T_RMA_BASE
+#define PANGEA_GT_get_nbi PANGEA_T_RMA_BASE
+#define PANGEA_GT_put_signal PANGEA_T_RMA_BASE
+#define PANGEA_GT_put_signal_nbi PANGEA_T_RMA_BASE
+/* §3.7 AMO, blocking and nbi, ctx-overloaded */
+#define PANGEA_GT_atomic_fetch PANGEA_T_AMO_EXT_BASE
+#define PANGEA_GT_atomic_set PANGEA_T_AMO_EXT_BASE
+#define PANGEA_GT_atomic_compare_swap PANGEA_T_AMO_STD_BASE
+#define PANGEA_GT_atomic_swap PANGEA_T_AMO_EXT_BASE
+#define PANGEA_GT_atomic_fetch_inc PANGEA_T_AMO_STD_BASE
+#define PANGEA_GT_atomic_inc PANGEA_T_AMO_STD_BASE
+#define PANGEA_GT_atomic_fetch_add PANGEA_T_AMO_STD_BASE
+#define PANGEA_GT_atomic_add PANGEA_T_AMO_STD_BASE
+#define PANGEA_GT_atomic_fetch_and PANGEA_T_AMO_BIT_BASE
+#define PANGEA_GT_atomic_and PANGEA_T_AMO_BIT_BASE
+#define PANGEA_GT_atomic_fetch_or PANGEA_T_AMO_BIT_BASE
+#define PANGEA_GT_atomic_or PANGEA_T_AMO_BIT_BASE
+#define PANGEA_GT_atomic_fetch_xor PANGEA_T_AMO_BIT_BASE
+#define PANGEA_GT_atomic_xor PANGEA_T_AMO_BIT_BASE
+#define PANGEA_GT_atomic_fetch_nbi PANGEA_T_AMO_EXT_BASE
+#define PANGEA_GT_atomic_compare_swap_nbi PANGEA_T_AMO_STD_BASE
+#define PANGEA_GT_atomic_swap_nbi PANGEA_T_AMO_EXT_BASE
+#define PANGEA_GT_atomic_fetch_inc_nbi PANGEA_T_AMO_STD_BASE
+#define PANGEA_GT_atomic_fetch_add_nbi PANGEA_T_AMO_STD_BASE
+#define PANGEA_GT_atomic_fetch_and_nbi PANGEA_T_AMO_BIT_BASE
+#define PANGEA_GT_atomic_fetch_or_nbi PANGEA_T_AMO_BIT_BASE
+#define PANGEA_GT_atomic_fetch_xor_nbi PANGEA_T_AMO_BIT_BASE
+/* §3.11 Point-to-point synchronization: T-P2P */
+#define PANGEA_GT_wait_until PANGEA_T_P2P_BASE
+#define PANGEA_GT_test PANGEA_T_P2P_BASE
+#define PANGEA_GT_wait_until_all PANGEA_T_P2P_BASE
+#define PANGEA_GT_wait_until_any PANGEA_T_P2P_BASE
+#define PANGEA_GT_wait_until_some PANGEA_T_P2P_BASE
+#define PANGEA_GT_wait_until_all_vector PANGEA_T_P2P_BASE
+#define PANGEA_GT_wait_until_any_vector PANGEA_T_P2P_BASE
+#define PANGEA_GT_wait_until_some_vector PANGEA_T_P2P_BASE
+#define PANGEA_GT_test_all PANGEA_T_P2P_BASE
+#define PANGEA_GT_test_any PANGEA_T_P2P_BASE
+#define PANGEA_GT_test_some PANGEA_T_P2P_BASE
+#define PANGEA_GT_test_all_vector PANGEA_T_P2P_BASE
+#define PANGEA_GT_test_any_vector PANGEA_T_P2P_BASE
+#define PANGEA_GT_test_some_vector PANGEA_T_P2P_BASE
+/* §4.3 Deprecated AMO names: int, long, long long (fetch, set, swap: also float, double) */
+#define PANGEA_GT_fetch PANGEA_T_DEP_AMO_EXT
+#define PANGEA_GT_set PANGEA_T_DEP_AMO_EXT
+#define PANGEA_GT_swap PANGEA_T_DEP_AMO_EXT
+#define PANGEA_GT_cswap PANGEA_T_DEP_AMO
+#define PANGEA_GT_finc PANGEA_T_DEP_AMO
+#define PANGEA_GT_inc PANGEA_T_DEP_AMO
+#define PANGEA_GT_fadd PANGEA_T_DEP_AMO
+#define PANGEA_GT_add PANGEA_T_DEP_AMO
+/* §3.10 Team collectives, dispatched on dest: T-RMA; reductions and scans by operator */
+#define PANGEA_GT_alltoall PANGEA_T_RMA_BASE
+#define PANGEA_GT_alltoalls PANGEA_T_RMA_BASE
+#define PANGEA_GT_broadcast PANGEA_T_RMA_BASE
+#define PANGEA_GT_collect PANGEA_T_RMA_BASE
+#define PANGEA_GT_fcollect PANGEA_T_RMA_BASE
+#define PANGEA_GT_and_reduce PANGEA_T_RED_BIT_BASE
+#define PANGEA_GT_or_reduce PANGEA_T_RED_BIT_BASE
+#define PANGEA_GT_xor_reduce PANGEA_T_RED_BIT_BASE
+#define PANGEA_GT_max_reduce PANGEA_T_RMA_BASE
+#define PANGEA_GT_min_reduce PANGEA_T_RMA_BASE
+#define PANGEA_GT_sum_reduce PANGEA_T_RED_ARITH_BASE
+#define PANGEA_GT_prod_reduce PANGEA_T_RED_ARITH_BASE
+#define PANGEA_GT_sum_inscan PANGEA_T_RED_ARITH_BASE
+#define PANGEA_GT_sum_exscan PANGEA_T_RED_ARITH_BASE
 
 #endif

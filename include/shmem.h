@@ -159,20 +159,21 @@ void pangea_generic_no_match(void);
 #define PANGEA_G_ARG1(...) PANGEA_G_ARG1_(__VA_ARGS__, ~, ~)
 #define PANGEA_G_ARG1_(a0, a1, ...) a1
 
-/* _Generic on e with the associations ASSOC(TYPE, TYPENAME) for every row of TABLE. */
-#define PANGEA_G_SELECT(TABLE, ASSOC, e) \
-    _Generic((e), TABLE(ASSOC) default : pangea_generic_no_match)
+/* _Generic on e with the associations ASSOC(TYPE, TYPENAME) for every row of the type table
+ * of generic name FAM (PANGEA_GT_##FAM, pangea_shmem_tables.h). */
+#define PANGEA_G_SELECT(FAM, ASSOC, e) \
+    _Generic((e), PANGEA_GT_##FAM(ASSOC) default : pangea_generic_no_match)
 
 /* A generic name without ctx overload: FAM is the family, PANGEA_GA_##FAM its associations. */
-#define PANGEA_G_PLAIN(TABLE, FAM, ...) \
-    PANGEA_G_SELECT(TABLE, PANGEA_GA_##FAM, PANGEA_G_ARG0(__VA_ARGS__))(__VA_ARGS__)
+#define PANGEA_G_PLAIN(FAM, ...) \
+    PANGEA_G_SELECT(FAM, PANGEA_GA_##FAM, PANGEA_G_ARG0(__VA_ARGS__))(__VA_ARGS__)
 
 /* A ctx-overloaded generic name: PANGEA_GA_ctx_##FAM are the associations of the ctx forms. */
 /* clang-format off */
-#define PANGEA_G_CTX(TABLE, FAM, ...)                                                              \
+#define PANGEA_G_CTX(FAM, ...)                                                                     \
     _Generic((PANGEA_G_ARG0(__VA_ARGS__)),                                                         \
-        shmem_ctx_t: PANGEA_G_SELECT(TABLE, PANGEA_GA_ctx_##FAM, PANGEA_G_ARG1(__VA_ARGS__)),      \
-        default: PANGEA_G_SELECT(TABLE, PANGEA_GA_##FAM, PANGEA_G_ARG0(__VA_ARGS__)))(__VA_ARGS__)
+        shmem_ctx_t: PANGEA_G_SELECT(FAM, PANGEA_GA_ctx_##FAM, PANGEA_G_ARG1(__VA_ARGS__)),        \
+        default: PANGEA_G_SELECT(FAM, PANGEA_GA_##FAM, PANGEA_G_ARG0(__VA_ARGS__)))(__VA_ARGS__)
 /* clang-format on */
 
 /* Dispatch by arity: PANGEA_G_ARITY34(args, F4, F3, ~) is F3 for 3 args and F4 for 4 args. */
@@ -181,45 +182,45 @@ void pangea_generic_no_match(void);
 /* §3.6 RMA: put, p, iput, ibput, get, g, iget, ibget, put_nbi, get_nbi (T-RMA, ctx-overload) */
 #define PANGEA_GA_put(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_put,
 #define PANGEA_GA_ctx_put(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_put,
-#define shmem_put(...) PANGEA_G_CTX(PANGEA_T_RMA_BASE, put, __VA_ARGS__)
+#define shmem_put(...) PANGEA_G_CTX(put, __VA_ARGS__)
 
 #define PANGEA_GA_p(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_p,
 #define PANGEA_GA_ctx_p(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_p,
-#define shmem_p(...) PANGEA_G_CTX(PANGEA_T_RMA_BASE, p, __VA_ARGS__)
+#define shmem_p(...) PANGEA_G_CTX(p, __VA_ARGS__)
 
 #define PANGEA_GA_iput(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_iput,
 #define PANGEA_GA_ctx_iput(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_iput,
-#define shmem_iput(...) PANGEA_G_CTX(PANGEA_T_RMA_BASE, iput, __VA_ARGS__)
+#define shmem_iput(...) PANGEA_G_CTX(iput, __VA_ARGS__)
 
 #define PANGEA_GA_ibput(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_ibput,
 #define PANGEA_GA_ctx_ibput(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_ibput,
-#define shmem_ibput(...) PANGEA_G_CTX(PANGEA_T_RMA_BASE, ibput, __VA_ARGS__)
+#define shmem_ibput(...) PANGEA_G_CTX(ibput, __VA_ARGS__)
 
 #define PANGEA_GA_get(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_get,
 #define PANGEA_GA_ctx_get(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_get,
-#define shmem_get(...) PANGEA_G_CTX(PANGEA_T_RMA_BASE, get, __VA_ARGS__)
+#define shmem_get(...) PANGEA_G_CTX(get, __VA_ARGS__)
 
 #define PANGEA_GA_g(TYPE, TYPENAME) \
     TYPE * : shmem_##TYPENAME##_g, const TYPE * : shmem_##TYPENAME##_g,
 #define PANGEA_GA_ctx_g(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_g, const TYPE * : shmem_ctx_##TYPENAME##_g,
-#define shmem_g(...) PANGEA_G_CTX(PANGEA_T_RMA_BASE, g, __VA_ARGS__)
+#define shmem_g(...) PANGEA_G_CTX(g, __VA_ARGS__)
 
 #define PANGEA_GA_iget(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_iget,
 #define PANGEA_GA_ctx_iget(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_iget,
-#define shmem_iget(...) PANGEA_G_CTX(PANGEA_T_RMA_BASE, iget, __VA_ARGS__)
+#define shmem_iget(...) PANGEA_G_CTX(iget, __VA_ARGS__)
 
 #define PANGEA_GA_ibget(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_ibget,
 #define PANGEA_GA_ctx_ibget(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_ibget,
-#define shmem_ibget(...) PANGEA_G_CTX(PANGEA_T_RMA_BASE, ibget, __VA_ARGS__)
+#define shmem_ibget(...) PANGEA_G_CTX(ibget, __VA_ARGS__)
 
 #define PANGEA_GA_put_nbi(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_put_nbi,
 #define PANGEA_GA_ctx_put_nbi(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_put_nbi,
-#define shmem_put_nbi(...) PANGEA_G_CTX(PANGEA_T_RMA_BASE, put_nbi, __VA_ARGS__)
+#define shmem_put_nbi(...) PANGEA_G_CTX(put_nbi, __VA_ARGS__)
 
 #define PANGEA_GA_get_nbi(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_get_nbi,
 #define PANGEA_GA_ctx_get_nbi(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_get_nbi,
-#define shmem_get_nbi(...) PANGEA_G_CTX(PANGEA_T_RMA_BASE, get_nbi, __VA_ARGS__)
+#define shmem_get_nbi(...) PANGEA_G_CTX(get_nbi, __VA_ARGS__)
 
 /* §3.7 AMO, blocking: shmem_atomic_* (ctx-overload) */
 #define PANGEA_GA_atomic_fetch(TYPE, TYPENAME) \
@@ -227,134 +228,122 @@ void pangea_generic_no_match(void);
 #define PANGEA_GA_ctx_atomic_fetch(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_fetch,  \
              const TYPE * : shmem_ctx_##TYPENAME##_atomic_fetch,
-#define shmem_atomic_fetch(...) PANGEA_G_CTX(PANGEA_T_AMO_EXT_BASE, atomic_fetch, __VA_ARGS__)
+#define shmem_atomic_fetch(...) PANGEA_G_CTX(atomic_fetch, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_set(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_set,
 #define PANGEA_GA_ctx_atomic_set(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_atomic_set,
-#define shmem_atomic_set(...) PANGEA_G_CTX(PANGEA_T_AMO_EXT_BASE, atomic_set, __VA_ARGS__)
+#define shmem_atomic_set(...) PANGEA_G_CTX(atomic_set, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_compare_swap(TYPE, TYPENAME) \
     TYPE * : shmem_##TYPENAME##_atomic_compare_swap,
 #define PANGEA_GA_ctx_atomic_compare_swap(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_compare_swap,
-#define shmem_atomic_compare_swap(...) \
-    PANGEA_G_CTX(PANGEA_T_AMO_STD_BASE, atomic_compare_swap, __VA_ARGS__)
+#define shmem_atomic_compare_swap(...) PANGEA_G_CTX(atomic_compare_swap, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_swap(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_swap,
 #define PANGEA_GA_ctx_atomic_swap(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_atomic_swap,
-#define shmem_atomic_swap(...) PANGEA_G_CTX(PANGEA_T_AMO_EXT_BASE, atomic_swap, __VA_ARGS__)
+#define shmem_atomic_swap(...) PANGEA_G_CTX(atomic_swap, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_fetch_inc(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_fetch_inc,
 #define PANGEA_GA_ctx_atomic_fetch_inc(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_fetch_inc,
-#define shmem_atomic_fetch_inc(...) \
-    PANGEA_G_CTX(PANGEA_T_AMO_STD_BASE, atomic_fetch_inc, __VA_ARGS__)
+#define shmem_atomic_fetch_inc(...) PANGEA_G_CTX(atomic_fetch_inc, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_inc(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_inc,
 #define PANGEA_GA_ctx_atomic_inc(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_atomic_inc,
-#define shmem_atomic_inc(...) PANGEA_G_CTX(PANGEA_T_AMO_STD_BASE, atomic_inc, __VA_ARGS__)
+#define shmem_atomic_inc(...) PANGEA_G_CTX(atomic_inc, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_fetch_add(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_fetch_add,
 #define PANGEA_GA_ctx_atomic_fetch_add(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_fetch_add,
-#define shmem_atomic_fetch_add(...) \
-    PANGEA_G_CTX(PANGEA_T_AMO_STD_BASE, atomic_fetch_add, __VA_ARGS__)
+#define shmem_atomic_fetch_add(...) PANGEA_G_CTX(atomic_fetch_add, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_add(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_add,
 #define PANGEA_GA_ctx_atomic_add(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_atomic_add,
-#define shmem_atomic_add(...) PANGEA_G_CTX(PANGEA_T_AMO_STD_BASE, atomic_add, __VA_ARGS__)
+#define shmem_atomic_add(...) PANGEA_G_CTX(atomic_add, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_fetch_and(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_fetch_and,
 #define PANGEA_GA_ctx_atomic_fetch_and(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_fetch_and,
-#define shmem_atomic_fetch_and(...) \
-    PANGEA_G_CTX(PANGEA_T_AMO_BIT_BASE, atomic_fetch_and, __VA_ARGS__)
+#define shmem_atomic_fetch_and(...) PANGEA_G_CTX(atomic_fetch_and, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_and(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_and,
 #define PANGEA_GA_ctx_atomic_and(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_atomic_and,
-#define shmem_atomic_and(...) PANGEA_G_CTX(PANGEA_T_AMO_BIT_BASE, atomic_and, __VA_ARGS__)
+#define shmem_atomic_and(...) PANGEA_G_CTX(atomic_and, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_fetch_or(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_fetch_or,
 #define PANGEA_GA_ctx_atomic_fetch_or(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_fetch_or,
-#define shmem_atomic_fetch_or(...) PANGEA_G_CTX(PANGEA_T_AMO_BIT_BASE, atomic_fetch_or, __VA_ARGS__)
+#define shmem_atomic_fetch_or(...) PANGEA_G_CTX(atomic_fetch_or, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_or(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_or,
 #define PANGEA_GA_ctx_atomic_or(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_atomic_or,
-#define shmem_atomic_or(...) PANGEA_G_CTX(PANGEA_T_AMO_BIT_BASE, atomic_or, __VA_ARGS__)
+#define shmem_atomic_or(...) PANGEA_G_CTX(atomic_or, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_fetch_xor(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_fetch_xor,
 #define PANGEA_GA_ctx_atomic_fetch_xor(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_fetch_xor,
-#define shmem_atomic_fetch_xor(...) \
-    PANGEA_G_CTX(PANGEA_T_AMO_BIT_BASE, atomic_fetch_xor, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(...) PANGEA_G_CTX(atomic_fetch_xor, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_xor(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_xor,
 #define PANGEA_GA_ctx_atomic_xor(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_atomic_xor,
-#define shmem_atomic_xor(...) PANGEA_G_CTX(PANGEA_T_AMO_BIT_BASE, atomic_xor, __VA_ARGS__)
+#define shmem_atomic_xor(...) PANGEA_G_CTX(atomic_xor, __VA_ARGS__)
 
 /* §3.7 AMO, nonblocking fetching: shmem_atomic_*_nbi (ctx-overload; dispatch on fetch) */
 #define PANGEA_GA_atomic_fetch_nbi(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_fetch_nbi,
 #define PANGEA_GA_ctx_atomic_fetch_nbi(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_fetch_nbi,
-#define shmem_atomic_fetch_nbi(...) \
-    PANGEA_G_CTX(PANGEA_T_AMO_EXT_BASE, atomic_fetch_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_nbi(...) PANGEA_G_CTX(atomic_fetch_nbi, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_compare_swap_nbi(TYPE, TYPENAME) \
     TYPE * : shmem_##TYPENAME##_atomic_compare_swap_nbi,
 #define PANGEA_GA_ctx_atomic_compare_swap_nbi(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_compare_swap_nbi,
-#define shmem_atomic_compare_swap_nbi(...) \
-    PANGEA_G_CTX(PANGEA_T_AMO_STD_BASE, atomic_compare_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...) PANGEA_G_CTX(atomic_compare_swap_nbi, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_swap_nbi(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_atomic_swap_nbi,
 #define PANGEA_GA_ctx_atomic_swap_nbi(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_swap_nbi,
-#define shmem_atomic_swap_nbi(...) PANGEA_G_CTX(PANGEA_T_AMO_EXT_BASE, atomic_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_swap_nbi(...) PANGEA_G_CTX(atomic_swap_nbi, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_fetch_inc_nbi(TYPE, TYPENAME) \
     TYPE * : shmem_##TYPENAME##_atomic_fetch_inc_nbi,
 #define PANGEA_GA_ctx_atomic_fetch_inc_nbi(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_fetch_inc_nbi,
-#define shmem_atomic_fetch_inc_nbi(...) \
-    PANGEA_G_CTX(PANGEA_T_AMO_STD_BASE, atomic_fetch_inc_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...) PANGEA_G_CTX(atomic_fetch_inc_nbi, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_fetch_add_nbi(TYPE, TYPENAME) \
     TYPE * : shmem_##TYPENAME##_atomic_fetch_add_nbi,
 #define PANGEA_GA_ctx_atomic_fetch_add_nbi(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_fetch_add_nbi,
-#define shmem_atomic_fetch_add_nbi(...) \
-    PANGEA_G_CTX(PANGEA_T_AMO_STD_BASE, atomic_fetch_add_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...) PANGEA_G_CTX(atomic_fetch_add_nbi, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_fetch_and_nbi(TYPE, TYPENAME) \
     TYPE * : shmem_##TYPENAME##_atomic_fetch_and_nbi,
 #define PANGEA_GA_ctx_atomic_fetch_and_nbi(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_fetch_and_nbi,
-#define shmem_atomic_fetch_and_nbi(...) \
-    PANGEA_G_CTX(PANGEA_T_AMO_BIT_BASE, atomic_fetch_and_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...) PANGEA_G_CTX(atomic_fetch_and_nbi, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_fetch_or_nbi(TYPE, TYPENAME) \
     TYPE * : shmem_##TYPENAME##_atomic_fetch_or_nbi,
 #define PANGEA_GA_ctx_atomic_fetch_or_nbi(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_fetch_or_nbi,
-#define shmem_atomic_fetch_or_nbi(...) \
-    PANGEA_G_CTX(PANGEA_T_AMO_BIT_BASE, atomic_fetch_or_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...) PANGEA_G_CTX(atomic_fetch_or_nbi, __VA_ARGS__)
 
 #define PANGEA_GA_atomic_fetch_xor_nbi(TYPE, TYPENAME) \
     TYPE * : shmem_##TYPENAME##_atomic_fetch_xor_nbi,
 #define PANGEA_GA_ctx_atomic_fetch_xor_nbi(TYPE, TYPENAME) \
     TYPE * : shmem_ctx_##TYPENAME##_atomic_fetch_xor_nbi,
-#define shmem_atomic_fetch_xor_nbi(...) \
-    PANGEA_G_CTX(PANGEA_T_AMO_BIT_BASE, atomic_fetch_xor_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...) PANGEA_G_CTX(atomic_fetch_xor_nbi, __VA_ARGS__)
 
 /* §3.8 Signaling: put_signal, put_signal_nbi (T-RMA, ctx-overload) */
 #define PANGEA_GA_put_signal(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_put_signal,
 #define PANGEA_GA_ctx_put_signal(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_put_signal,
-#define shmem_put_signal(...) PANGEA_G_CTX(PANGEA_T_RMA_BASE, put_signal, __VA_ARGS__)
+#define shmem_put_signal(...) PANGEA_G_CTX(put_signal, __VA_ARGS__)
 
 #define PANGEA_GA_put_signal_nbi(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_put_signal_nbi,
 #define PANGEA_GA_ctx_put_signal_nbi(TYPE, TYPENAME) TYPE * : shmem_ctx_##TYPENAME##_put_signal_nbi,
-#define shmem_put_signal_nbi(...) PANGEA_G_CTX(PANGEA_T_RMA_BASE, put_signal_nbi, __VA_ARGS__)
+#define shmem_put_signal_nbi(...) PANGEA_G_CTX(put_signal_nbi, __VA_ARGS__)
 
 /* §3.8 Signaling: signal_add, signal_set (by arity: 3 arguments call the function of the same
  * name, 4 arguments the shmem_ctx_ form; inside its own expansion the name is not a macro) */
@@ -366,120 +355,113 @@ void pangea_generic_no_match(void);
 /* §3.11 Point-to-point: wait_until, test (T-P2P; shmem_wait_until(long *, int, long) is also
  * the function declared above, and long * selects the equivalent shmem_long_wait_until) */
 #define PANGEA_GA_wait_until(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_wait_until,
-#define shmem_wait_until(...) PANGEA_G_PLAIN(PANGEA_T_P2P_BASE, wait_until, __VA_ARGS__)
+#define shmem_wait_until(...) PANGEA_G_PLAIN(wait_until, __VA_ARGS__)
 
 #define PANGEA_GA_test(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_test,
-#define shmem_test(...) PANGEA_G_PLAIN(PANGEA_T_P2P_BASE, test, __VA_ARGS__)
+#define shmem_test(...) PANGEA_G_PLAIN(test, __VA_ARGS__)
 
-/* §3.11 Point-to-point: wait_until_{all,any,some}[_vector] (T-AMO-STD; dispatch on ivars) */
+/* §3.11 Point-to-point: wait_until_{all,any,some}[_vector] (T-P2P; dispatch on ivars) */
 #define PANGEA_GA_wait_until_all(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_wait_until_all,
-#define shmem_wait_until_all(...) PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, wait_until_all, __VA_ARGS__)
+#define shmem_wait_until_all(...) PANGEA_G_PLAIN(wait_until_all, __VA_ARGS__)
 
 #define PANGEA_GA_wait_until_any(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_wait_until_any,
-#define shmem_wait_until_any(...) PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, wait_until_any, __VA_ARGS__)
+#define shmem_wait_until_any(...) PANGEA_G_PLAIN(wait_until_any, __VA_ARGS__)
 
 #define PANGEA_GA_wait_until_some(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_wait_until_some,
-#define shmem_wait_until_some(...) \
-    PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, wait_until_some, __VA_ARGS__)
+#define shmem_wait_until_some(...) PANGEA_G_PLAIN(wait_until_some, __VA_ARGS__)
 
 #define PANGEA_GA_wait_until_all_vector(TYPE, TYPENAME) \
     TYPE * : shmem_##TYPENAME##_wait_until_all_vector,
-#define shmem_wait_until_all_vector(...) \
-    PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, wait_until_all_vector, __VA_ARGS__)
+#define shmem_wait_until_all_vector(...) PANGEA_G_PLAIN(wait_until_all_vector, __VA_ARGS__)
 
 #define PANGEA_GA_wait_until_any_vector(TYPE, TYPENAME) \
     TYPE * : shmem_##TYPENAME##_wait_until_any_vector,
-#define shmem_wait_until_any_vector(...) \
-    PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, wait_until_any_vector, __VA_ARGS__)
+#define shmem_wait_until_any_vector(...) PANGEA_G_PLAIN(wait_until_any_vector, __VA_ARGS__)
 
 #define PANGEA_GA_wait_until_some_vector(TYPE, TYPENAME) \
     TYPE * : shmem_##TYPENAME##_wait_until_some_vector,
-#define shmem_wait_until_some_vector(...) \
-    PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, wait_until_some_vector, __VA_ARGS__)
+#define shmem_wait_until_some_vector(...) PANGEA_G_PLAIN(wait_until_some_vector, __VA_ARGS__)
 
-/* §3.11 Point-to-point: test_{all,any,some}[_vector] (T-AMO-STD; dispatch on ivars) */
+/* §3.11 Point-to-point: test_{all,any,some}[_vector] (T-P2P; dispatch on ivars) */
 #define PANGEA_GA_test_all(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_test_all,
-#define shmem_test_all(...) PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, test_all, __VA_ARGS__)
+#define shmem_test_all(...) PANGEA_G_PLAIN(test_all, __VA_ARGS__)
 
 #define PANGEA_GA_test_any(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_test_any,
-#define shmem_test_any(...) PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, test_any, __VA_ARGS__)
+#define shmem_test_any(...) PANGEA_G_PLAIN(test_any, __VA_ARGS__)
 
 #define PANGEA_GA_test_some(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_test_some,
-#define shmem_test_some(...) PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, test_some, __VA_ARGS__)
+#define shmem_test_some(...) PANGEA_G_PLAIN(test_some, __VA_ARGS__)
 
 #define PANGEA_GA_test_all_vector(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_test_all_vector,
-#define shmem_test_all_vector(...) \
-    PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, test_all_vector, __VA_ARGS__)
+#define shmem_test_all_vector(...) PANGEA_G_PLAIN(test_all_vector, __VA_ARGS__)
 
 #define PANGEA_GA_test_any_vector(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_test_any_vector,
-#define shmem_test_any_vector(...) \
-    PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, test_any_vector, __VA_ARGS__)
+#define shmem_test_any_vector(...) PANGEA_G_PLAIN(test_any_vector, __VA_ARGS__)
 
 #define PANGEA_GA_test_some_vector(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_test_some_vector,
-#define shmem_test_some_vector(...) \
-    PANGEA_G_PLAIN(PANGEA_T_AMO_STD_BASE, test_some_vector, __VA_ARGS__)
+#define shmem_test_some_vector(...) PANGEA_G_PLAIN(test_some_vector, __VA_ARGS__)
 
 /* §4.3 Deprecated AMO generics: fetch, set, swap (float, double, int, long, long long) */
 #define PANGEA_GA_fetch(TYPE, TYPENAME) \
     TYPE * : shmem_##TYPENAME##_fetch, const TYPE * : shmem_##TYPENAME##_fetch,
-#define shmem_fetch(...) PANGEA_G_PLAIN(PANGEA_T_DEP_AMO_EXT, fetch, __VA_ARGS__)
+#define shmem_fetch(...) PANGEA_G_PLAIN(fetch, __VA_ARGS__)
 
 #define PANGEA_GA_set(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_set,
-#define shmem_set(...) PANGEA_G_PLAIN(PANGEA_T_DEP_AMO_EXT, set, __VA_ARGS__)
+#define shmem_set(...) PANGEA_G_PLAIN(set, __VA_ARGS__)
 
 #define PANGEA_GA_swap(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_swap,
-#define shmem_swap(...) PANGEA_G_PLAIN(PANGEA_T_DEP_AMO_EXT, swap, __VA_ARGS__)
+#define shmem_swap(...) PANGEA_G_PLAIN(swap, __VA_ARGS__)
 
 /* §4.3 Deprecated AMO generics: cswap, finc, inc, fadd, add (int, long, long long) */
 #define PANGEA_GA_cswap(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_cswap,
-#define shmem_cswap(...) PANGEA_G_PLAIN(PANGEA_T_DEP_AMO, cswap, __VA_ARGS__)
+#define shmem_cswap(...) PANGEA_G_PLAIN(cswap, __VA_ARGS__)
 
 #define PANGEA_GA_finc(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_finc,
-#define shmem_finc(...) PANGEA_G_PLAIN(PANGEA_T_DEP_AMO, finc, __VA_ARGS__)
+#define shmem_finc(...) PANGEA_G_PLAIN(finc, __VA_ARGS__)
 
 #define PANGEA_GA_inc(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_inc,
-#define shmem_inc(...) PANGEA_G_PLAIN(PANGEA_T_DEP_AMO, inc, __VA_ARGS__)
+#define shmem_inc(...) PANGEA_G_PLAIN(inc, __VA_ARGS__)
 
 #define PANGEA_GA_fadd(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_fadd,
-#define shmem_fadd(...) PANGEA_G_PLAIN(PANGEA_T_DEP_AMO, fadd, __VA_ARGS__)
+#define shmem_fadd(...) PANGEA_G_PLAIN(fadd, __VA_ARGS__)
 
 #define PANGEA_GA_add(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_add,
-#define shmem_add(...) PANGEA_G_PLAIN(PANGEA_T_DEP_AMO, add, __VA_ARGS__)
+#define shmem_add(...) PANGEA_G_PLAIN(add, __VA_ARGS__)
 
 /* §3.10 Collectives: data collectives on T-RMA, reductions on T-RED-TEAM (dispatch on dest,
  * the second argument) */
-#define PANGEA_G_ON_DEST(TABLE, FAM, ...) \
-    PANGEA_G_SELECT(TABLE, PANGEA_GA_##FAM, PANGEA_G_ARG1(__VA_ARGS__))(__VA_ARGS__)
+#define PANGEA_G_ON_DEST(FAM, ...) \
+    PANGEA_G_SELECT(FAM, PANGEA_GA_##FAM, PANGEA_G_ARG1(__VA_ARGS__))(__VA_ARGS__)
 
 #define PANGEA_GA_alltoall(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_alltoall,
-#define shmem_alltoall(...) PANGEA_G_ON_DEST(PANGEA_T_RMA_BASE, alltoall, __VA_ARGS__)
+#define shmem_alltoall(...) PANGEA_G_ON_DEST(alltoall, __VA_ARGS__)
 #define PANGEA_GA_alltoalls(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_alltoalls,
-#define shmem_alltoalls(...) PANGEA_G_ON_DEST(PANGEA_T_RMA_BASE, alltoalls, __VA_ARGS__)
+#define shmem_alltoalls(...) PANGEA_G_ON_DEST(alltoalls, __VA_ARGS__)
 #define PANGEA_GA_broadcast(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_broadcast,
-#define shmem_broadcast(...) PANGEA_G_ON_DEST(PANGEA_T_RMA_BASE, broadcast, __VA_ARGS__)
+#define shmem_broadcast(...) PANGEA_G_ON_DEST(broadcast, __VA_ARGS__)
 #define PANGEA_GA_collect(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_collect,
-#define shmem_collect(...) PANGEA_G_ON_DEST(PANGEA_T_RMA_BASE, collect, __VA_ARGS__)
+#define shmem_collect(...) PANGEA_G_ON_DEST(collect, __VA_ARGS__)
 #define PANGEA_GA_fcollect(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_fcollect,
-#define shmem_fcollect(...) PANGEA_G_ON_DEST(PANGEA_T_RMA_BASE, fcollect, __VA_ARGS__)
+#define shmem_fcollect(...) PANGEA_G_ON_DEST(fcollect, __VA_ARGS__)
 
 #define PANGEA_GA_and_reduce(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_and_reduce,
-#define shmem_and_reduce(...) PANGEA_G_ON_DEST(PANGEA_T_RED_BIT_BASE, and_reduce, __VA_ARGS__)
+#define shmem_and_reduce(...) PANGEA_G_ON_DEST(and_reduce, __VA_ARGS__)
 #define PANGEA_GA_or_reduce(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_or_reduce,
-#define shmem_or_reduce(...) PANGEA_G_ON_DEST(PANGEA_T_RED_BIT_BASE, or_reduce, __VA_ARGS__)
+#define shmem_or_reduce(...) PANGEA_G_ON_DEST(or_reduce, __VA_ARGS__)
 #define PANGEA_GA_xor_reduce(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_xor_reduce,
-#define shmem_xor_reduce(...) PANGEA_G_ON_DEST(PANGEA_T_RED_BIT_BASE, xor_reduce, __VA_ARGS__)
+#define shmem_xor_reduce(...) PANGEA_G_ON_DEST(xor_reduce, __VA_ARGS__)
 #define PANGEA_GA_max_reduce(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_max_reduce,
-#define shmem_max_reduce(...) PANGEA_G_ON_DEST(PANGEA_T_RMA_BASE, max_reduce, __VA_ARGS__)
+#define shmem_max_reduce(...) PANGEA_G_ON_DEST(max_reduce, __VA_ARGS__)
 #define PANGEA_GA_min_reduce(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_min_reduce,
-#define shmem_min_reduce(...) PANGEA_G_ON_DEST(PANGEA_T_RMA_BASE, min_reduce, __VA_ARGS__)
+#define shmem_min_reduce(...) PANGEA_G_ON_DEST(min_reduce, __VA_ARGS__)
 #define PANGEA_GA_sum_reduce(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_sum_reduce,
-#define shmem_sum_reduce(...) PANGEA_G_ON_DEST(PANGEA_T_RED_ARITH_BASE, sum_reduce, __VA_ARGS__)
+#define shmem_sum_reduce(...) PANGEA_G_ON_DEST(sum_reduce, __VA_ARGS__)
 #define PANGEA_GA_prod_reduce(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_prod_reduce,
-#define shmem_prod_reduce(...) PANGEA_G_ON_DEST(PANGEA_T_RED_ARITH_BASE, prod_reduce, __VA_ARGS__)
+#define shmem_prod_reduce(...) PANGEA_G_ON_DEST(prod_reduce, __VA_ARGS__)
 #define PANGEA_GA_sum_inscan(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_sum_inscan,
-#define shmem_sum_inscan(...) PANGEA_G_ON_DEST(PANGEA_T_RED_ARITH_BASE, sum_inscan, __VA_ARGS__)
+#define shmem_sum_inscan(...) PANGEA_G_ON_DEST(sum_inscan, __VA_ARGS__)
 #define PANGEA_GA_sum_exscan(TYPE, TYPENAME) TYPE * : shmem_##TYPENAME##_sum_exscan,
-#define shmem_sum_exscan(...) PANGEA_G_ON_DEST(PANGEA_T_RED_ARITH_BASE, sum_exscan, __VA_ARGS__)
+#define shmem_sum_exscan(...) PANGEA_G_ON_DEST(sum_exscan, __VA_ARGS__)
 
 /* shmem_sync(team) is shmem_team_sync; the 4-argument form is the active-set function. */
 #define PANGEA_G_ARITY14(a1, a2, a3, a4, NAME, ...) NAME
@@ -490,6 +472,11 @@ void pangea_generic_no_match(void);
 
 #ifdef __cplusplus
 }
+#endif
+
+/* C++: the type-generic names as overloads, from the same type tables. */
+#ifdef __cplusplus
+#include "pangea_shmem_cxx.h"
 #endif
 
 #endif /* PANGEA_SHMEM_H */

@@ -1,4 +1,9 @@
-/* Pangea: OpenSHMEM extensions (§0: shmemx.h must exist even when empty). */
+/* Pangea: OpenSHMEM extensions, all with the shmemx_ / SHMEMX_ prefix (§0: shmemx.h must exist).
+ *
+ * Every name here is a source-compatibility extension for programs written against Sandia
+ * OpenSHMEM (SOS): the shmemx_ spellings SOS used before 1.6 standardized the calls, SOS's node
+ * team and allocation hint, and its performance counters. Typed families expand from the type
+ * tables of pangea_shmem_tables.h. */
 #ifndef PANGEA_SHMEMX_H
 #define PANGEA_SHMEMX_H
 
@@ -8,7 +13,115 @@
 extern "C" {
 #endif
 
-/* Extensions use the shmemx_ prefix. None so far. */
+/* ---- What 1.6 standardized, under SOS's shmemx_ names: the same calls ---------------------- */
+
+/* shmemx_signal_add, shmemx_signal_set: shmem_signal_add/set (1.6). */
+static inline void shmemx_signal_add(uint64_t *sig_addr, uint64_t signal, int pe)
+{
+    shmem_signal_add(sig_addr, signal, pe);
+}
+static inline void shmemx_signal_set(uint64_t *sig_addr, uint64_t signal, int pe)
+{
+    shmem_signal_set(sig_addr, signal, pe);
+}
+
+/* shmemx_TYPENAME_sum_inscan, shmemx_TYPENAME_sum_exscan: shmem_TYPENAME_sum_inscan/exscan
+ * (1.6), for every type of the SUM reductions. */
+#define PANGEA_X_SCAN(TYPE, TYPENAME)                                                   \
+    static inline int shmemx_##TYPENAME##_sum_inscan(shmem_team_t team, TYPE *dest,     \
+                                                     const TYPE *source, size_t nelems) \
+    {                                                                                   \
+        return shmem_##TYPENAME##_sum_inscan(team, dest, source, nelems);               \
+    }                                                                                   \
+    static inline int shmemx_##TYPENAME##_sum_exscan(shmem_team_t team, TYPE *dest,     \
+                                                     const TYPE *source, size_t nelems) \
+    {                                                                                   \
+        return shmem_##TYPENAME##_sum_exscan(team, dest, source, nelems);               \
+    }
+PANGEA_T_RED_ARITH(PANGEA_X_SCAN)
+#undef PANGEA_X_SCAN
+
+/* shmemx_[ctx_]TYPENAME_ibput/ibget and shmemx_[ctx_]ibput/ibgetSIZE: shmem_ibput/ibget
+ * (1.6), block-strided RMA. */
+#define PANGEA_X_IB(PREFIX, NAME, CTX_PARAM, CTX_ARG, TYPE)                              \
+    static inline void shmemx_##PREFIX##NAME(CTX_PARAM TYPE *dest, const TYPE *source,   \
+                                             ptrdiff_t dst, ptrdiff_t sst, size_t bsize, \
+                                             size_t nblocks, int pe)                     \
+    {                                                                                    \
+        shmem_##PREFIX##NAME(CTX_ARG dest, source, dst, sst, bsize, nblocks, pe);        \
+    }
+#define PANGEA_X_COMMA ,
+#define PANGEA_X_IB_TYPED(TYPE, TYPENAME)                                                         \
+    PANGEA_X_IB(, TYPENAME##_ibput, , , TYPE)                                                     \
+    PANGEA_X_IB(, TYPENAME##_ibget, , , TYPE)                                                     \
+    PANGEA_X_IB(ctx_, TYPENAME##_ibput, shmem_ctx_t ctx PANGEA_X_COMMA, ctx PANGEA_X_COMMA, TYPE) \
+    PANGEA_X_IB(ctx_, TYPENAME##_ibget, shmem_ctx_t ctx PANGEA_X_COMMA, ctx PANGEA_X_COMMA, TYPE)
+#define PANGEA_X_IB_SIZE(BITS, BYTES)                                                        \
+    PANGEA_X_IB(, ibput##BITS, , , void)                                                     \
+    PANGEA_X_IB(, ibget##BITS, , , void)                                                     \
+    PANGEA_X_IB(ctx_, ibput##BITS, shmem_ctx_t ctx PANGEA_X_COMMA, ctx PANGEA_X_COMMA, void) \
+    PANGEA_X_IB(ctx_, ibget##BITS, shmem_ctx_t ctx PANGEA_X_COMMA, ctx PANGEA_X_COMMA, void)
+PANGEA_T_RMA(PANGEA_X_IB_TYPED)
+PANGEA_SIZES(PANGEA_X_IB_SIZE)
+#undef PANGEA_X_IB_TYPED
+#undef PANGEA_X_IB_SIZE
+#undef PANGEA_X_COMMA
+#undef PANGEA_X_IB
+
+/* The type-generic names (C11 _Generic, C++ overloads): shmemx_ibput, shmemx_ibget,
+ * shmemx_sum_inscan, shmemx_sum_exscan. */
+#define shmemx_ibput shmem_ibput
+#define shmemx_ibget shmem_ibget
+#define shmemx_sum_inscan shmem_sum_inscan
+#define shmemx_sum_exscan shmem_sum_exscan
+
+/* ---- SOS's node team and allocation hint ------------------------------------------------- */
+
+/* SHMEMX_TEAM_NODE: the PEs on the calling PE's node. In Pangea those are exactly the PEs
+ * that map each other's memory, SHMEM_TEAM_SHARED. */
+#define SHMEMX_TEAM_NODE SHMEM_TEAM_SHARED
+
+/* SHMEMX_MALLOC_NO_BARRIER, a shmem_malloc_with_hints hint: the allocation returns without the
+ * barrier on exit (the allocator is deterministic, so every PE still gets the same block). The
+ * program synchronizes before other PEs access the block. */
+#define SHMEMX_MALLOC_NO_BARRIER (1L << 2)
+
+/* shmemx_register_gettid: SOS asks for the caller's thread-id function. Pangea keeps its
+ * per-thread state in thread-local storage and needs none: the call is accepted and the
+ * function never called. */
+static inline void shmemx_register_gettid(uint64_t (*gettid_fn)(void))
+{
+    (void)gettid_fn;
+}
+
+/* ---- Performance counters (SOS's shmemx_pcntr_*), per context ---------------------------- */
+
+/* Puts are put, p, iput, ibput, put_nbi and put_signal (every type and size); gets are get, g,
+ * iget, ibget and get_nbi. An operation to a PE of the same node completes when the call
+ * returns, and so does a blocking get; the other off-node operations are pending until the
+ * context's quiet (shmem_ctx_quiet, or shmem_quiet/shmem_barrier_all for the default context).
+ * completed + pending counts every operation issued on the context. target: the operations
+ * that completed at the calling PE as their target; Pangea does not count those (the target
+ * takes no part in an on-node operation), so it is 0. */
+typedef struct {
+    uint64_t pending_put;
+    uint64_t pending_get;
+    uint64_t completed_put;
+    uint64_t completed_get;
+    uint64_t target;
+} shmemx_pcntr_t;
+
+#define PANGEA_X_PCNTR(NAME)                                             \
+    void shmemx_pcntr_get_##NAME(shmem_ctx_t ctx, uint64_t *cntr_value); \
+    void pshmemx_pcntr_get_##NAME(shmem_ctx_t ctx, uint64_t *cntr_value);
+PANGEA_X_PCNTR(pending_put)
+PANGEA_X_PCNTR(pending_get)
+PANGEA_X_PCNTR(completed_put)
+PANGEA_X_PCNTR(completed_get)
+PANGEA_X_PCNTR(completed_target)
+#undef PANGEA_X_PCNTR
+void shmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t *pcntr);
+void pshmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t *pcntr);
 
 #ifdef __cplusplus
 }

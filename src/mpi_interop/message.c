@@ -5,6 +5,7 @@
 #include "runtime/runtime.h"
 #include "startup/startup.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,28 +177,49 @@ static int translate_root(const char *call, MPI_Comm from, int root, MPI_Comm co
 
 /* ---- Reductions ----------------------------------------------------------------------------- */
 
-enum msg_op { OP_SUM, OP_PROD, OP_MAX, OP_MIN, OP_ABSMAX, OP_ABSMIN, OP_OR, OP_AND };
+/* The operators Global Arrays passes (GA_Igop/Dgop hand the program's string on unchanged):
+ * the ones of GA's own ARMCI and ComEx message layers. "or" and "and" reduce truth values;
+ * "&&"/"land" and "||"/"lor" are the same logical operators under C's names; "&"/"band" and
+ * "|"/"bor" are bitwise, so they take the integer types only. */
+enum msg_op {
+    OP_SUM,
+    OP_PROD,
+    OP_MAX,
+    OP_MIN,
+    OP_ABSMAX,
+    OP_ABSMIN,
+    OP_OR,
+    OP_AND,
+    OP_BOR,
+    OP_BAND
+};
 
 static const struct {
     const char *name;
     enum msg_op op;
 } op_names[] = {{"+", OP_SUM},         {"*", OP_PROD},        {"max", OP_MAX}, {"min", OP_MIN},
-                {"absmax", OP_ABSMAX}, {"absmin", OP_ABSMIN}, {"or", OP_OR},   {"and", OP_AND}};
+                {"absmax", OP_ABSMAX}, {"absmin", OP_ABSMIN}, {"or", OP_OR},   {"and", OP_AND},
+                {"||", OP_OR},         {"lor", OP_OR},        {"&&", OP_AND},  {"land", OP_AND},
+                {"|", OP_BOR},         {"bor", OP_BOR},       {"&", OP_BAND},  {"band", OP_BAND}};
 
 static enum msg_op parse_op(const char *call, const char *op)
 {
-    for (size_t i = 0; op && i < sizeof op_names / sizeof op_names[0]; i++)
-        if (strcmp(op, op_names[i].name) == 0)
+    char known[160] = "";
+    for (size_t i = 0; i < sizeof op_names / sizeof op_names[0]; i++) {
+        if (op && strcmp(op, op_names[i].name) == 0)
             return op_names[i].op;
-    pg_fatal(call,
-             "argument 'op' = \"%s\" is not one of \"+\", \"*\", \"max\", \"min\", \"absmax\", "
-             "\"absmin\", \"or\", \"and\"",
-             op ? op : "(null)");
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s\"%s\"", i ? ", " : "",
+                 op_names[i].name);
+    }
+    pg_fatal(call, "argument 'op' = \"%s\" is not one of %s", op ? op : "(null)", known);
 }
 
 /* absmax/absmin reduce absolute values; or/and reduce truth values (0/1) by max/min. */
-static MPI_Op prepare(enum msg_op op, void *x, int n, int type)
+static MPI_Op prepare(const char *call, enum msg_op op, void *x, int n, int type)
 {
+    if ((op == OP_BOR || op == OP_BAND) && (type == ARMCI_FLOAT || type == ARMCI_DOUBLE))
+        pg_fatal(call, "the bitwise operator \"%s\" takes integer types, not %s",
+                 op == OP_BOR ? "|" : "&", type == ARMCI_FLOAT ? "float" : "double");
     switch (type) {
 #define PG_MSG_PREPARE(sfx, T, armci, mpi)          \
     case armci: {                                   \
@@ -218,6 +240,10 @@ static MPI_Op prepare(enum msg_op op, void *x, int n, int type)
         return MPI_SUM;
     case OP_PROD:
         return MPI_PROD;
+    case OP_BOR:
+        return MPI_BOR;
+    case OP_BAND:
+        return MPI_BAND;
     case OP_MAX:
     case OP_ABSMAX:
     case OP_OR:
@@ -239,7 +265,7 @@ static void reduce(const char *call, MPI_Comm comm, void *x, int n, const char *
                  type);
     if (n < 0)
         pg_fatal(call, "argument 'n' = %d is negative", n);
-    MPI_Op mpi_op = prepare(parse_op(call, op), x, n, type);
+    MPI_Op mpi_op = prepare(call, parse_op(call, op), x, n, type);
     if (root < 0) {
         MPI_Allreduce(MPI_IN_PLACE, x, n, dt, mpi_op, comm);
         return;

@@ -44,6 +44,16 @@ static inline void copy_bytes(char *to, const char *from, size_t len)
     }
 }
 
+/* One operation more in *issued, and in *pending when it completes only at the next quiet. */
+static inline void count(uint64_t *issued, uint64_t *pending, int completes_later)
+{
+    __atomic_fetch_add(issued, 1, __ATOMIC_RELAXED);
+    if (completes_later)
+        __atomic_fetch_add(pending, 1, __ATOMIC_RELAXED);
+}
+#define COUNT_PUT(ctx, later) count(&(ctx)->counts.puts, &(ctx)->counts.pending_puts, later)
+#define COUNT_GET(ctx, later) count(&(ctx)->counts.gets, &(ctx)->counts.pending_gets, later)
+
 /* An off-node put leaves at once, or with nbi may wait in its node's batch of small puts. */
 static void put_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe,
                            int nbi)
@@ -51,6 +61,7 @@ static void put_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, 
     if (len == 0)
         return;
     char *to = pg_mem_peer_ptr(dest, pe);
+    COUNT_PUT(ctx, !to);
     if (to) {
         copy_bytes(to, src, len);
         return;
@@ -81,6 +92,7 @@ static void get_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, 
     if (len == 0)
         return;
     const char *from = pg_mem_peer_ptr(src, pe);
+    COUNT_GET(ctx, !from && nbi);
     if (from) {
         copy_bytes(dest, from, len);
         return;
@@ -154,6 +166,7 @@ void pg_put_strided(struct pangea_ctx *ctx, void *dest, const void *src,
     if (empty_shape(shape))
         return;
     char *to = pg_mem_peer_ptr(dest, pe);
+    COUNT_PUT(ctx, !to);
     if (to) {
         for_each_piece(to, src, shape, copy_piece, NULL);
         return;
@@ -166,10 +179,10 @@ void pg_put_strided(struct pangea_ctx *ctx, void *dest, const void *src,
 void pg_get_strided(struct pangea_ctx *ctx, void *dest, const void *src,
                     const struct pg_strided *shape, int pe)
 {
-    (void)ctx;
     if (empty_shape(shape))
         return;
     const char *from = pg_mem_peer_ptr(src, pe);
+    COUNT_GET(ctx, 0);
     if (from) {
         for_each_piece(dest, from, shape, copy_piece, NULL);
         return;
@@ -337,8 +350,29 @@ void pg_fence(struct pangea_ctx *ctx)
 
 void pg_quiet(struct pangea_ctx *ctx)
 {
+    /* What was pending when the quiet began is complete when it returns (operations other
+     * threads issue meanwhile stay pending). NULL quiets the whole process, no context's
+     * counts. */
+    struct pg_ctx_counts *c = ctx ? &ctx->counts : NULL;
+    uint64_t puts = c ? __atomic_load_n(&c->pending_puts, __ATOMIC_RELAXED) : 0;
+    uint64_t gets = c ? __atomic_load_n(&c->pending_gets, __ATOMIC_RELAXED) : 0;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     pg_pipe_quiet(completion(ctx));
+    if (c) {
+        __atomic_fetch_sub(&c->pending_puts, puts, __ATOMIC_RELAXED);
+        __atomic_fetch_sub(&c->pending_gets, gets, __ATOMIC_RELAXED);
+    }
+}
+
+struct pg_ctx_counts pg_ctx_counts(struct pangea_ctx *ctx)
+{
+    struct pg_ctx_counts c;
+    /* pending before issued: an operation counted in pending is also in issued */
+    c.pending_puts = __atomic_load_n(&ctx->counts.pending_puts, __ATOMIC_ACQUIRE);
+    c.pending_gets = __atomic_load_n(&ctx->counts.pending_gets, __ATOMIC_ACQUIRE);
+    c.puts = __atomic_load_n(&ctx->counts.puts, __ATOMIC_ACQUIRE);
+    c.gets = __atomic_load_n(&ctx->counts.gets, __ATOMIC_ACQUIRE);
+    return c;
 }
 
 void pg_pe_quiet(struct pangea_ctx *ctx, const int *pes, size_t npes)

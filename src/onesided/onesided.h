@@ -12,11 +12,23 @@
 /* A communication context (OpenSHMEM shmem_ctx_t points to one). fence/quiet on a context
  * wait only for the operations issued on it. Fields past `options` belong to the engine. */
 struct pangea_team;
+/* The puts and gets issued on a context (shmemx_pcntr_*): put, p, iput, ibput, put_nbi and
+ * put_signal are puts; get, g, iget, ibget and get_nbi are gets. An on-node operation is
+ * complete when it returns, and so is a blocking off-node get; the other off-node ones are
+ * pending until the context's quiet. */
+struct pg_ctx_counts {
+    uint64_t puts, gets;                 /* issued */
+    uint64_t pending_puts, pending_gets; /* issued off-node, not yet quieted */
+};
+
 struct pangea_ctx {
     struct pangea_team *team;
     long options;
     struct pg_pipe_completion completion; /* off-node operations not yet acknowledged */
+    struct pg_ctx_counts counts;
 };
+/* A consistent copy of the context's counts. */
+struct pg_ctx_counts pg_ctx_counts(struct pangea_ctx *ctx);
 
 /* Prepares or retires a context created by a front-end (the default context included).
  * pg_ctx_fini completes what is outstanding on it first. */

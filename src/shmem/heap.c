@@ -2,13 +2,16 @@
  * free on entry. The allocator is deterministic, so every PE gets the same address. */
 #include "shmem_internal.h"
 
+#include <shmemx.h>
+
 static void barrier_all(void)
 {
     pg_quiet(pg_ctx(SHMEM_CTX_DEFAULT));
     pg_sync_all();
 }
 
-static void *allocate(const char *call, size_t alignment, size_t size)
+/* barrier: 0 leaves out the barrier on exit (SHMEMX_MALLOC_NO_BARRIER). */
+static void *allocate_with(const char *call, size_t alignment, size_t size, int barrier)
 {
     PG_SHMEM_CALL(call);
     PG_CHECKS(pg_check_init(call));
@@ -29,8 +32,14 @@ static void *allocate(const char *call, size_t alignment, size_t size)
                 pg_cfg.debug ? "" : "; returning NULL (SHMEM_DEBUG reports every failure)");
         explained = 1;
     }
-    barrier_all();
+    if (barrier)
+        barrier_all();
     return p;
+}
+
+static void *allocate(const char *call, size_t alignment, size_t size)
+{
+    return allocate_with(call, alignment, size, 1);
 }
 
 void *pshmem_malloc(size_t size)
@@ -41,19 +50,21 @@ PG_ALIAS(shmem_malloc)
 
 void *pshmem_malloc_with_hints(size_t size, long hints)
 {
-    (void)hints; /* every object already supports remote atomics and signals */
-    return allocate("shmem_malloc_with_hints", 0, size);
+    /* Every object already supports remote atomics and signals; only SOS's no-barrier hint
+     * changes anything. */
+    return allocate_with("shmem_malloc_with_hints", 0, size, !(hints & SHMEMX_MALLOC_NO_BARRIER));
 }
 PG_ALIAS(shmem_malloc_with_hints)
 
 void *pshmem_align(size_t alignment, size_t size)
 {
-    if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment % sizeof(void *) ||
-        alignment > PG_HEAP_MAX_ALIGN) {
-        PG_CHECKS(pg_fatal("shmem_align",
-                           "argument 'alignment' = %zu is not a power of two multiple of %zu "
-                           "up to %zu",
-                           alignment, sizeof(void *), PG_HEAP_MAX_ALIGN));
+    /* §9.3 asks for a power of two that is a multiple of sizeof(void *). Smaller powers of two
+     * (1, 2, 4) are honoured too, as other implementations do: every block is 64-byte
+     * aligned. A power of two beyond PG_HEAP_MAX_ALIGN is valid but cannot be satisfied: the
+     * allocation fails with NULL. */
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+        PG_CHECKS(
+            pg_fatal("shmem_align", "argument 'alignment' = %zu is not a power of two", alignment));
         barrier_all();
         return NULL;
     }
@@ -66,7 +77,11 @@ void *pshmem_calloc(size_t count, size_t size)
     if (count == 0 || size == 0)
         return NULL;
     if (count > SIZE_MAX / size) {
-        PG_CHECKS(pg_fatal("shmem_calloc", "count %zu x size %zu overflows", count, size));
+        /* Too large for any heap: a failed allocation like any other, not a bad argument. */
+        if (pg_cfg.debug)
+            pg_debug("shmem_calloc: cannot allocate count %zu x size %zu bytes: the product "
+                     "overflows",
+                     count, size);
         barrier_all();
         return NULL;
     }

@@ -139,7 +139,7 @@ static size_t wait_some(const struct condition *c, size_t *indices)
     PG_ALIAS(shmem_##N##_test)
 PANGEA_T_P2P(PG_P2P_SINGLE)
 
-/* The multi-element calls (T-AMO-STD). */
+/* The multi-element calls (T-P2P, like the single-variable ones). */
 #define PG_P2P_MULTI(T, N)                                                                         \
     void pshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,          \
                                      T cmp_value)                                                  \
@@ -227,7 +227,7 @@ PANGEA_T_P2P(PG_P2P_SINGLE)
     PG_ALIAS(shmem_##N##_test_all_vector)                                                          \
     PG_ALIAS(shmem_##N##_test_any_vector)                                                          \
     PG_ALIAS(shmem_##N##_test_some_vector)
-PANGEA_T_AMO_STD(PG_P2P_MULTI)
+PANGEA_T_P2P(PG_P2P_MULTI)
 
 uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {

@@ -45,6 +45,10 @@ int main(int argc, char **argv)
             ARMCI_Rmw(9, local, base[0], 1, 0);
         else if (!strcmp(bad, "gop_op"))
             armci_msg_igop((int *)local, 1, "xor");
+        else if (!strcmp(bad, "gop_bitwise_double")) /* bitwise operators take integers */
+            armci_msg_dgop((double *)local, 1, "|");
+        else if (!strcmp(bad, "gop_bitwise_float"))
+            armci_msg_gop_scope(SCOPE_ALL, local, 1, "band", ARMCI_FLOAT);
         else if (!strcmp(bad, "error"))
             ARMCI_Error("the program gives up", 42);
         else if (!strcmp(bad, "abort"))

@@ -18,14 +18,7 @@
 
 static int me, nproc;
 
-/* ---- Reductions: X(suffix, C type, ARMCI type) ---- */
-#define GOP_TYPES(X)                  \
-    X(i, int, ARMCI_INT)              \
-    X(l, long, ARMCI_LONG)            \
-    X(ll, long long, ARMCI_LONG_LONG) \
-    X(f, float, ARMCI_FLOAT)          \
-    X(d, double, ARMCI_DOUBLE)
-
+/* ---- Reductions (over TEST_MSG_TYPES) ---- */
 /* Process p of n contributes x(p) = (p % 2 ? -1 : 1) * (p + 1): every operator's result is
  * known in closed form. members[] are the contributors (process ids). */
 static double contribution(int p)
@@ -94,7 +87,7 @@ static const char *const ops[] = {"+", "*", "max", "min", "absmax", "absmin", "o
                 CHECK(v == (T)expected(op, all, nproc), "reduce " #sfx " %s: %g", op, (double)v);  \
         }                                                                                          \
     }
-GOP_TYPES(DEFINE_GOPS)
+TEST_MSG_TYPES(DEFINE_GOPS)
 
 static void check_group(ARMCI_Group *g, const int *members, int n, const char *what)
 {
@@ -137,7 +130,7 @@ static void groups(void)
     check_group(&world, all, nproc, "world");
 #define CALL_GOPS(sfx, T, TYPE) gops_##sfx(me % 2 ? &odds : NULL, odd, nodd, node, nnode);
     if (nodd == 0) { /* one process: the world and node forms only */
-        GOP_TYPES(CALL_GOPS)
+        TEST_MSG_TYPES(CALL_GOPS)
         return;
     }
     ARMCI_Group_create(nodd, odd, &odds);
@@ -215,7 +208,7 @@ static void groups(void)
     shmem_free(before);
 
     /* Collectives on the groups. */
-    GOP_TYPES(CALL_GOPS)
+    TEST_MSG_TYPES(CALL_GOPS)
     if (me % 2) {
         char buf[16] = "";
         if (me == odd[1 % nodd])

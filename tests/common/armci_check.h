@@ -92,4 +92,16 @@ static inline void test_fill_guard(void *buf, size_t n)
     for (size_t k = 0; k < n; k++)
         ((unsigned char *)buf)[k] = TEST_GUARD_BYTE(k);
 }
+
+/* The element types of the armci_msg reductions: X(suffix of the typed call, C type, ARMCI
+ * type); the integer ones take the bitwise operators. */
+#define TEST_MSG_INT_TYPES(X) \
+    X(i, int, ARMCI_INT)      \
+    X(l, long, ARMCI_LONG)    \
+    X(ll, long long, ARMCI_LONG_LONG)
+#define TEST_MSG_TYPES(X)    \
+    TEST_MSG_INT_TYPES(X)    \
+    X(f, float, ARMCI_FLOAT) \
+    X(d, double, ARMCI_DOUBLE)
+
 #endif

@@ -6,10 +6,11 @@
  *   code, non-zero on every PE when any PE failed. It is collective and must be called before
  *   the last shmem_finalize.
  * - Value patterns (TEST_VAL, test_fill_bytes/test_bad_byte), guard regions (test_fill_guard,
- *   test_bad_guard), a seeded PRNG, timing helpers, and the type tables of the
+ *   test_bad_guard), a seeded PRNG, timing helpers, and (spec_types.h) the type tables of the
  *   specification as X-macros (TEST_T_RMA, TEST_T_AMO_STD, ...), each entry X(TYPE, TYPENAME).
  *
- * Only the standard OpenSHMEM API is used. Programs must not define names starting with
+ * It compiles as C and as C++ (the C++ tests use it too). Only the standard OpenSHMEM API is
+ * used. Programs must not define names starting with
  * "shmem", so everything here is prefixed check_ or test_. */
 #ifndef PANGEA_TESTS_CHECK_H
 #define PANGEA_TESTS_CHECK_H
@@ -102,7 +103,7 @@ static inline int check_report(const char *file, int me, long all_failures)
 /* The sum of the failure counts of all PEs (collective). */
 static inline long check_total_(void)
 {
-    long *total = shmem_malloc(sizeof *total);
+    long *total = (long *)shmem_malloc(sizeof *total);
     if (!total) {
         fprintf(stderr, "PE %d: check_finish: shmem_malloc failed\n", shmem_my_pe());
         shmem_barrier_all();
@@ -187,7 +188,7 @@ static inline unsigned char test_byte(int pe, size_t k, unsigned salt)
 
 static inline void test_fill_bytes(void *buf, size_t n, int pe, unsigned salt)
 {
-    unsigned char *p = buf;
+    unsigned char *p = (unsigned char *)buf;
     for (size_t k = 0; k < n; k++)
         p[k] = test_byte(pe, k, salt);
 }
@@ -195,7 +196,7 @@ static inline void test_fill_bytes(void *buf, size_t n, int pe, unsigned salt)
 /* The first k < n where buf differs from test_fill_bytes(pe, salt), or SIZE_MAX. */
 static inline size_t test_bad_byte(const void *buf, size_t n, int pe, unsigned salt)
 {
-    const unsigned char *p = buf;
+    const unsigned char *p = (const unsigned char *)buf;
     for (size_t k = 0; k < n; k++)
         if (p[k] != test_byte(pe, k, salt))
             return k;
@@ -210,7 +211,7 @@ static inline unsigned char test_guard_byte(size_t k)
 
 static inline void test_fill_guard(void *buf, size_t n)
 {
-    unsigned char *p = buf;
+    unsigned char *p = (unsigned char *)buf;
     for (size_t k = 0; k < n; k++)
         p[k] = test_guard_byte(k);
 }
@@ -218,7 +219,7 @@ static inline void test_fill_guard(void *buf, size_t n)
 /* The first offset in [from, to) of a guard-filled buffer that changed, or SIZE_MAX. */
 static inline size_t test_bad_guard(const void *buf, size_t from, size_t to)
 {
-    const unsigned char *p = buf;
+    const unsigned char *p = (const unsigned char *)buf;
     for (size_t k = from; k < to; k++)
         if (p[k] != test_guard_byte(k))
             return k;
@@ -275,100 +276,6 @@ static inline size_t test_bad_guard(const void *buf, size_t from, size_t to)
 
 #define TEST_IS_SIGNED(T) (!((T)-1 > (T)0)) /* not "< 0": -Wtype-limits */
 
-/* ---- Type tables of the specification (X(TYPE, TYPENAME)) ------------------------------------ */
-/* Written out here from the specification on purpose, not taken from pangea_shmem_tables.h:
- * a type missing from the library's tables must fail to link here, not drop out of both. */
-
-/* T-AMO-STD: standard AMOs and the multi-element point-to-point routines. */
-#define TEST_T_AMO_STD(X)            \
-    X(int, int)                      \
-    X(long, long)                    \
-    X(long long, longlong)           \
-    X(unsigned int, uint)            \
-    X(unsigned long, ulong)          \
-    X(unsigned long long, ulonglong) \
-    X(int32_t, int32)                \
-    X(int64_t, int64)                \
-    X(uint32_t, uint32)              \
-    X(uint64_t, uint64)              \
-    X(size_t, size)                  \
-    X(ptrdiff_t, ptrdiff)
-
-/* T-AMO-EXT: fetch, set, swap. */
-#define TEST_T_AMO_EXT(X) \
-    X(float, float)       \
-    X(double, double)     \
-    TEST_T_AMO_STD(X)
-
-/* T-AMO-BIT: and, or, xor. */
-#define TEST_T_AMO_BIT(X)            \
-    X(unsigned int, uint)            \
-    X(unsigned long, ulong)          \
-    X(unsigned long long, ulonglong) \
-    X(int32_t, int32)                \
-    X(int64_t, int64)                \
-    X(uint32_t, uint32)              \
-    X(uint64_t, uint64)
-
-/* T-P2P: wait_until and test (short and unsigned short have no AMOs). */
-#define TEST_T_P2P(X)         \
-    X(short, short)           \
-    X(unsigned short, ushort) \
-    TEST_T_AMO_STD(X)
-
-/* T-RMA: put, get, p, g, iput, iget, ibput, ibget, nbi, put_signal. */
-#define TEST_T_RMA(X)          \
-    X(float, float)            \
-    X(double, double)          \
-    X(long double, longdouble) \
-    X(char, char)              \
-    X(signed char, schar)      \
-    X(short, short)            \
-    X(int, int)                \
-    X(long, long)              \
-    X(long long, longlong)     \
-    TEST_T_RED_BIT(X)          \
-    X(ptrdiff_t, ptrdiff)
-
-/* The SIZE of the putSIZE/getSIZE families, in bits. */
-#define TEST_SIZES(X) X(8) X(16) X(32) X(64) X(128)
-
-/* T-RED-TEAM by operator: AND/OR/XOR, MAX/MIN, SUM/PROD (and the scans). */
-#define TEST_T_RED_BIT(X)            \
-    X(unsigned char, uchar)          \
-    X(unsigned short, ushort)        \
-    X(unsigned int, uint)            \
-    X(unsigned long, ulong)          \
-    X(unsigned long long, ulonglong) \
-    X(int8_t, int8)                  \
-    X(int16_t, int16)                \
-    X(int32_t, int32)                \
-    X(int64_t, int64)                \
-    X(uint8_t, uint8)                \
-    X(uint16_t, uint16)              \
-    X(uint32_t, uint32)              \
-    X(uint64_t, uint64)              \
-    X(size_t, size)
-#define TEST_T_RED_MINMAX(X) TEST_T_RMA(X) /* the same 24 types */
-#define TEST_T_RED_ARITH(X)      \
-    TEST_T_RED_MINMAX(X)         \
-    X(double _Complex, complexd) \
-    X(float _Complex, complexf)
-
-/* T-RED-ASET: the deprecated active-set TYPENAME_OP_to_all. */
-#define TEST_T_ASET_BIT(X) \
-    X(short, short)        \
-    X(int, int)            \
-    X(long, long)          \
-    X(long long, longlong)
-#define TEST_T_ASET_MINMAX(X) \
-    TEST_T_ASET_BIT(X)        \
-    X(float, float)           \
-    X(double, double)         \
-    X(long double, longdouble)
-#define TEST_T_ASET_ARITH(X)     \
-    TEST_T_ASET_MINMAX(X)        \
-    X(double _Complex, complexd) \
-    X(float _Complex, complexf)
+#include "spec_types.h"
 
 #endif /* PANGEA_TESTS_CHECK_H */

@@ -15,7 +15,9 @@
  *   static_bounds        after a put of exactly 4 longs into `static long x[4]` (file scope),
  *                        one of 8                          shmem_long_put ... static object
  *   static_local_bounds  after a put of the last 2 longs of a function's `static long y[4]`,
- *                        one of 3 from the same place      shmem_long_put ... static object */
+ *                        one of 3 from the same place      shmem_long_put ... static object
+ *   align_zero    shmem_align(0, 64): 0 is not a power of two (1 is the smallest valid value)
+ *   align_three   shmem_align(3, 64): the first invalid value above 1, 2 */
 #include "check.h"
 
 static long static_four[4];
@@ -31,6 +33,7 @@ int main(void)
     if (me == 0) {
         char stack_buf[256];
         long stack_long = 0;
+        void *aligned = NULL; /* a collective call, answered by the others' barrier */
         char *private_buf = malloc(256);
         static long local_four[4];
         long longs[8] = {0};
@@ -60,14 +63,18 @@ int main(void)
         } else if (strcmp(mode, "static_local_bounds") == 0) {
             shmem_long_put(local_four + 2, longs, 2, right);
             shmem_long_put(local_four + 2, longs, 3, right);
-        }
-        else {
+        } else if (strcmp(mode, "align_zero") == 0) {
+            aligned = shmem_align(0, 64);
+        } else if (strcmp(mode, "align_three") == 0) {
+            aligned = shmem_align(3, 64);
+        } else {
             fprintf(stderr, "TEST_BAD=%s: unknown mode\n", mode);
             shmem_global_exit(2);
         }
         fprintf(stderr, "TEST_BAD=%s: the bad call returned: not detected\n", mode);
         free(private_buf);
         (void)stack_long;
+        (void)aligned;
     }
     shmem_barrier_all();
     shmem_free(block);

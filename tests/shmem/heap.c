@@ -3,13 +3,13 @@
  * Every address returned is logged as its offset from the first allocation (the spec and the
  * design promise the same offset on every PE, not the same virtual address); at the end of each
  * phase PE 0 compares all PEs' logs, so every allocation must be symmetric. Checked besides:
- * alignment (8 B to 1 MiB), calloc zeroing (also of recycled memory and on count * size overflow),
- * realloc keeping contents when growing, shrinking and failing, size 0 returning NULL, free(NULL),
- * usability of hinted blocks by AMOs and signals, and a seeded random sequence of ~2000 collective
- * heap operations whose blocks carry PE-dependent patterns that are verified locally and on the
- * right neighbour before each free. Afterwards the heap must be whole: with SHMEM_SYMMETRIC_SIZE
- * set, 15/16 of it must be allocatable in one block. Allocations larger than the heap return
- * NULL on all PEs and leave the heap usable. */
+ * alignment (1 B to 1 MiB, and the largest power of two failing with NULL), calloc zeroing (also of
+ * recycled memory and on count * size overflow), realloc keeping contents when growing, shrinking
+ * and failing, size 0 returning NULL, free(NULL), usability of hinted blocks by AMOs and signals,
+ * and a seeded random sequence of ~2000 collective heap operations whose blocks carry PE-dependent
+ * patterns that are verified locally and on the right neighbour before each free. Afterwards the
+ * heap must be whole: with SHMEM_SYMMETRIC_SIZE set, 15/16 of it must be allocatable in one block.
+ * Allocations larger than the heap return NULL on all PEs and leave the heap usable. */
 #include "check.h"
 
 #include <math.h>
@@ -141,10 +141,10 @@ static void test_basic(void)
 
 static void test_align(void)
 {
-    enum { N = 18 }; /* 8 B .. 1 MiB */
+    enum { N = 21 }; /* 1 B .. 1 MiB: every power of two is valid (1, 2 and 4 included) */
     unsigned char *p[N];
     for (int i = 0; i < N; i++) {
-        size_t a = (size_t)8 << i;
+        size_t a = (size_t)1 << i;
         p[i] = shmem_align(a, 100 + (size_t)i);
         CHECK(p[i] != NULL, "shmem_align(%zu) returned NULL", a);
         CHECK((uintptr_t)p[i] % a == 0, "shmem_align(%zu) returned %p", a, (void *)p[i]);
@@ -158,6 +158,16 @@ static void test_align(void)
             check_neighbour(p[i], 100 + (size_t)i, 100 + (unsigned)i, "shmem_align");
     for (int i = 0; i < N; i++)
         shmem_free(p[i]);
+    /* The largest power of two is valid but cannot be satisfied: NULL on every PE, no stop
+     * (also under SHMEM_DEBUG). */
+    size_t largest = ~(SIZE_MAX >> 1);
+    CHECK(shmem_align(largest, 64) == NULL, "shmem_align(%zu) did not fail", largest);
+    /* 0 and 3, the first invalid values, stop the job under SHMEM_DEBUG (bad_input); without it
+     * they return NULL on every PE. */
+    if (!getenv("SHMEM_DEBUG")) {
+        CHECK(shmem_align(0, 64) == NULL, "shmem_align(0) is not NULL");
+        CHECK(shmem_align(3, 64) == NULL, "shmem_align(3) is not NULL");
+    }
     verify_logs("align");
 }
 

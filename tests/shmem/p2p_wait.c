@@ -7,8 +7,9 @@
  * does; the waiter must return with exactly that value.
  * - wait_until and test for every T-P2P type and every comparison (typed and C11 generic; AMO
  *   set for the AMO types, p + quiet for short and unsigned short, which have no AMOs);
- * - wait_until_all/any/some and their _vector forms, and the test_* forms, with a status mask
- *   that excludes elements (an excluded element is updated first and must be ignored);
+ * - wait_until_all/any/some and their _vector forms, and the test_* forms, for every T-P2P type
+ *   too, with a status mask that excludes elements (an excluded element is updated first and
+ *   must be ignored);
  * - empty wait sets (nelems 0 or every element excluded), and fairness: with every element
  *   satisfied, repeated any/some calls must report every included index;
  * - the deprecated shmem_wait, shmem_TYPENAME_wait and the C function shmem_wait_until;
@@ -105,7 +106,7 @@ static void note_indices(const size_t *idx, size_t n, unsigned want, unsigned *s
     }
 }
 
-#define DEFINE_MULTI(T, N)                                                                       \
+#define DEFINE_MULTI(T, N, UPDATE)                                                               \
     static int all_##N(int vec, int generic, T *iv, const int *st, int cmp, T value,             \
                        const T *values)                                                          \
     {                                                                                            \
@@ -155,7 +156,7 @@ static void note_indices(const size_t *idx, size_t n, unsigned want, unsigned *s
         handshake();                                                                             \
         for (int k = 0; k < NV && update_order[form][k] >= 0; k++) {                             \
             int i = update_order[form][k];                                                       \
-            shmem_##N##_atomic_set(&iv[i], want[i], right);                                      \
+            UPDATE(N, &iv[i], want[i], right);                                                   \
             test_sleep_us(DELAY_US / 4);                                                         \
         }                                                                                        \
         if (form == ALL) {                                                                       \
@@ -209,7 +210,7 @@ static void note_indices(const size_t *idx, size_t n, unsigned want, unsigned *s
         for (int vec = 0; vec < 2; vec++) {                                                      \
             const char *v = vec ? "_vector" : "";                                                \
             for (int i = 0; i < NV; i++) {                                                       \
-                shmem_##N##_atomic_set(&iv[i], base, me);                                        \
+                UPDATE(N, &iv[i], base, me);                                                     \
                 values[i] = base;                                                                \
             }                                                                                    \
             shmem_quiet();                                                                       \
@@ -257,7 +258,10 @@ static void note_indices(const size_t *idx, size_t n, unsigned want, unsigned *s
         }                                                                                        \
         shmem_barrier_all();                                                                     \
     }
-TEST_T_AMO_STD(DEFINE_MULTI)
+#define DEFINE_MULTI_AMO(T, N) DEFINE_MULTI(T, N, UPDATE_AMO)
+DEFINE_MULTI(short, short, UPDATE_PUT)
+DEFINE_MULTI(unsigned short, ushort, UPDATE_PUT)
+TEST_T_AMO_STD(DEFINE_MULTI_AMO)
 
 /* ---- Deprecated waits ------------------------------------------------------------------------ */
 static void deprecated_waits(void)
@@ -351,7 +355,7 @@ int main(void)
             multi_##N((enum form)form, vec, generic); \
     local_##N();                                      \
     generic = !generic;
-    TEST_T_AMO_STD(RUN_MULTI)
+    TEST_T_P2P(RUN_MULTI)
 
     deprecated_waits();
     ping_pong();

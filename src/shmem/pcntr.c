@@ -1,0 +1,36 @@
+/* SOS's performance counters (shmemx.h): the puts and gets a context issued, pending and
+ * completed, from the context's counts kept by the onesided module. */
+#include "shmem_internal.h"
+
+#include <shmemx.h>
+
+static struct pg_ctx_counts counts(const char *call, shmem_ctx_t ctx, const void *out)
+{
+    PG_CHECKS(pg_check_init(call); pg_check_ctx(call, ctx);
+              if (!out) pg_fatal(call, "the result pointer is NULL"));
+    return pg_ctx_counts(pg_ctx(ctx));
+}
+
+void pshmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t *pcntr)
+{
+    struct pg_ctx_counts c = counts("shmemx_pcntr_get_all", ctx, pcntr);
+    *pcntr = (shmemx_pcntr_t){.pending_put = c.pending_puts,
+                              .pending_get = c.pending_gets,
+                              .completed_put = c.puts - c.pending_puts,
+                              .completed_get = c.gets - c.pending_gets,
+                              .target = 0};
+}
+PG_ALIAS(shmemx_pcntr_get_all)
+
+#define PG_PCNTR(NAME, VALUE)                                                        \
+    void pshmemx_pcntr_get_##NAME(shmem_ctx_t ctx, uint64_t *cntr_value)             \
+    {                                                                                \
+        struct pg_ctx_counts c = counts("shmemx_pcntr_get_" #NAME, ctx, cntr_value); \
+        *cntr_value = VALUE;                                                         \
+    }                                                                                \
+    PG_ALIAS(shmemx_pcntr_get_##NAME)
+PG_PCNTR(pending_put, c.pending_puts)
+PG_PCNTR(pending_get, c.pending_gets)
+PG_PCNTR(completed_put, c.puts - c.pending_puts)
+PG_PCNTR(completed_get, c.gets - c.pending_gets)
+PG_PCNTR(completed_target, ((void)c, 0))
