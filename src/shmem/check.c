@@ -72,6 +72,16 @@ void pg_check_ctx(const char *call, shmem_ctx_t ctx)
 {
     if (ctx == SHMEM_CTX_INVALID)
         pg_fatal(call, "argument 'ctx' is SHMEM_CTX_INVALID");
+    if (!pg_ctx_handle_live(ctx))
+        pg_fatal(call, "argument 'ctx' = %p is not a context (never created, or destroyed)",
+                 (const void *)ctx);
+}
+
+void pg_check_team(const char *call, const char *arg, shmem_team_t team)
+{
+    if (team != SHMEM_TEAM_INVALID && !pg_team_handle_live(team))
+        pg_fatal(call, "argument '%s' = %p is not a team (never created by a split, or destroyed)",
+                 arg, (const void *)team);
 }
 
 void pg_check_ctx_pe(const char *call, shmem_ctx_t ctx, int pe)

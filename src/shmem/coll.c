@@ -7,7 +7,8 @@
 /* A valid team the calling PE belongs to: 0, or -1 for SHMEM_TEAM_INVALID. */
 static int check_team(const char *call, shmem_team_t team)
 {
-    PG_CHECKS(pg_check_init(call); if (team != SHMEM_TEAM_INVALID && team->my_pe < 0)
+    PG_CHECKS(pg_check_init(call); pg_check_team(call, "team", team);
+              if (team != SHMEM_TEAM_INVALID && team->my_pe < 0)
                   pg_fatal(call, "the calling PE is not a member of 'team'"));
     return team == SHMEM_TEAM_INVALID ? -1 : 0;
 }

@@ -45,6 +45,9 @@ static void setup_handles(void)
                      contiguous ? pg_world.local_size : 1) != 0)
         pg_fatal("shmem_init", "out of memory for the predefined teams");
     pangea_team_world.predefined = pangea_team_shared.predefined = 1;
+    pg_team_handles_clear();
+    pg_team_handle_add(SHMEM_TEAM_WORLD);
+    pg_team_handle_add(SHMEM_TEAM_SHARED);
     pg_team_use_channel(&pangea_team_shared, PG_CHANNEL_SHARED);
     pg_ctx_init(&pangea_ctx_default, &pangea_team_world, 0);
 }

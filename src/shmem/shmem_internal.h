@@ -46,7 +46,17 @@ void pg_check_buffer(const char *call, const char *arg, const void *addr, size_t
 /* The usual RMA checks: init, pe, the symmetric side and the local side. */
 void pg_check_rma(const char *call, const void *sym, const char *sym_arg, const void *local,
                   const char *local_arg, size_t len, int pe);
+/* A context argument: not SHMEM_CTX_INVALID, and a live context (the default one, or one
+ * created and not destroyed). */
 void pg_check_ctx(const char *call, shmem_ctx_t ctx);
+/* A team argument named arg: SHMEM_TEAM_INVALID (which each call treats as the spec says) or a
+ * live team (predefined, or split and not destroyed). */
+void pg_check_team(const char *call, const char *arg, shmem_team_t team);
+/* The live handles (team.c): a handle is compared, never followed, so any value is safe. */
+void pg_team_handle_add(shmem_team_t team);
+void pg_team_handles_clear(void);
+int pg_team_handle_live(shmem_team_t team);
+int pg_ctx_handle_live(shmem_ctx_t ctx);
 
 static inline struct pangea_ctx *pg_ctx(shmem_ctx_t ctx)
 {

@@ -6,6 +6,7 @@
 void pshmem_ctx_fence(shmem_ctx_t ctx)
 {
     PG_SHMEM_CALL("shmem_ctx_fence");
+    PG_CHECKS(if (ctx != SHMEM_CTX_INVALID) pg_check_ctx("shmem_ctx_fence", ctx));
     if (ctx != SHMEM_CTX_INVALID)
         pg_fence(pg_ctx(ctx));
 }
@@ -21,6 +22,7 @@ PG_ALIAS(shmem_fence)
 void pshmem_ctx_quiet(shmem_ctx_t ctx)
 {
     PG_SHMEM_CALL("shmem_ctx_quiet");
+    PG_CHECKS(if (ctx != SHMEM_CTX_INVALID) pg_check_ctx("shmem_ctx_quiet", ctx));
     if (ctx != SHMEM_CTX_INVALID)
         pg_quiet(pg_ctx(ctx));
 }
@@ -37,7 +39,8 @@ PG_ALIAS(shmem_quiet)
 static void pe_quiet(const char *call, shmem_ctx_t ctx, const int *target_pes, size_t npes)
 {
     PG_SHMEM_CALL(call);
-    PG_CHECKS(pg_check_init(call); pg_check_buffer(call, "target_pes", target_pes, npes));
+    PG_CHECKS(pg_check_init(call); pg_check_buffer(call, "target_pes", target_pes, npes);
+              if (ctx != SHMEM_CTX_INVALID) pg_check_ctx(call, ctx));
     if (ctx == SHMEM_CTX_INVALID || npes == 0)
         return;
     int size = ctx->team->size;

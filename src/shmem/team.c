@@ -4,16 +4,71 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+/* ---- Live handles --------------------------------------------------------------------------- */
+
+/* Teams and contexts are created and destroyed rarely, by any thread; SHMEM_DEBUG compares
+ * every handle argument with these before following it. */
+static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
+static shmem_team_t *live_teams;
+static size_t nlive_teams, live_teams_room;
+
+void pg_team_handle_add(shmem_team_t team)
+{
+    pthread_mutex_lock(&handles_lock);
+    if (nlive_teams == live_teams_room) {
+        size_t room = live_teams_room ? 2 * live_teams_room : 16;
+        shmem_team_t *grown = realloc(live_teams, room * sizeof *grown);
+        if (!grown)
+            pg_fatal("shmem_team_split", "out of memory for the team handles");
+        live_teams = grown;
+        live_teams_room = room;
+    }
+    live_teams[nlive_teams++] = team;
+    pthread_mutex_unlock(&handles_lock);
+}
+
+static void team_handle_remove(shmem_team_t team)
+{
+    pthread_mutex_lock(&handles_lock);
+    for (size_t i = 0; i < nlive_teams; i++)
+        if (live_teams[i] == team) {
+            live_teams[i] = live_teams[--nlive_teams];
+            break;
+        }
+    pthread_mutex_unlock(&handles_lock);
+}
+
+void pg_team_handles_clear(void)
+{
+    pthread_mutex_lock(&handles_lock);
+    free(live_teams);
+    live_teams = NULL;
+    nlive_teams = live_teams_room = 0;
+    pthread_mutex_unlock(&handles_lock);
+}
+
+int pg_team_handle_live(shmem_team_t team)
+{
+    pthread_mutex_lock(&handles_lock);
+    int live = 0;
+    for (size_t i = 0; i < nlive_teams && !live; i++)
+        live = live_teams[i] == team;
+    pthread_mutex_unlock(&handles_lock);
+    return live;
+}
+
 /* ---- Teams ---------------------------------------------------------------------------------- */
 
 int pshmem_team_my_pe(shmem_team_t team)
 {
+    PG_CHECKS(pg_check_team("shmem_team_my_pe", "team", team));
     return team == SHMEM_TEAM_INVALID ? -1 : team->my_pe;
 }
 PG_ALIAS(shmem_team_my_pe)
 
 int pshmem_team_n_pes(shmem_team_t team)
 {
+    PG_CHECKS(pg_check_team("shmem_team_n_pes", "team", team));
     return team == SHMEM_TEAM_INVALID ? -1 : team->size;
 }
 PG_ALIAS(shmem_team_n_pes)
@@ -21,7 +76,8 @@ PG_ALIAS(shmem_team_n_pes)
 int pshmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
     const char *call = "shmem_team_get_config";
-    PG_CHECKS(pg_check_init(call); if (config_mask & ~SHMEM_TEAM_NUM_CONTEXTS) pg_fatal(
+    PG_CHECKS(pg_check_init(call); pg_check_team(call, "team", team);
+              if (config_mask & ~SHMEM_TEAM_NUM_CONTEXTS) pg_fatal(
                   call, "argument 'config_mask' = %#lx has bits other than SHMEM_TEAM_NUM_CONTEXTS",
                   config_mask));
     if (team == SHMEM_TEAM_INVALID || (config_mask && !config))
@@ -34,6 +90,8 @@ PG_ALIAS(shmem_team_get_config)
 
 int pshmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
+    PG_CHECKS(pg_check_team("shmem_team_translate_pe", "src_team", src_team);
+              pg_check_team("shmem_team_translate_pe", "dest_team", dest_team));
     if (src_team == SHMEM_TEAM_INVALID || dest_team == SHMEM_TEAM_INVALID || src_pe < 0 ||
         src_pe >= src_team->size)
         return -1;
@@ -43,6 +101,7 @@ PG_ALIAS(shmem_team_translate_pe)
 
 void *pshmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 {
+    PG_CHECKS(pg_check_team("shmem_team_ptr", "team", team));
     if (team == SHMEM_TEAM_INVALID || pe < 0 || pe >= team->size)
         return NULL;
     return pg_mem_peer_ptr(dest, pg_team_pe(team, pe));
@@ -78,6 +137,7 @@ static void apply_config(shmem_team_t team, const shmem_team_config_t *config, l
 static void check_parent(const char *call, shmem_team_t parent)
 {
     pg_check_init(call);
+    pg_check_team(call, "parent_team", parent);
     if (parent != SHMEM_TEAM_INVALID && parent->my_pe < 0)
         pg_fatal(call, "the calling PE is not a member of 'parent_team'");
 }
@@ -98,6 +158,8 @@ int pshmem_team_split_strided(shmem_team_t parent_team, int start, int stride, i
     if (pg_team_split(parent_team, start, stride, size, &team) != 0)
         return -1;
     apply_config(team, config, config_mask);
+    if (team)
+        pg_team_handle_add(team);
     *new_team = team;
     return 0;
 }
@@ -135,6 +197,10 @@ int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
     }
     apply_config(x, xaxis_config, xaxis_mask);
     apply_config(y, yaxis_config, yaxis_mask);
+    if (x)
+        pg_team_handle_add(x);
+    if (y)
+        pg_team_handle_add(y);
     *xaxis_team = x;
     *yaxis_team = y;
     return 0;
@@ -171,6 +237,7 @@ static void free_context(struct shmem_context *c)
 
 void pshmem_team_destroy(shmem_team_t team)
 {
+    PG_CHECKS(pg_check_team("shmem_team_destroy", "team", team));
     if (team == SHMEM_TEAM_INVALID)
         return;
     if (team->predefined)
@@ -192,6 +259,7 @@ void pshmem_team_destroy(shmem_team_t team)
         next = mine->next;
         free_context(mine);
     }
+    team_handle_remove(team);
     pg_team_destroy(team);
 }
 PG_ALIAS(shmem_team_destroy)
@@ -202,8 +270,8 @@ int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
 {
     const char *call = "shmem_team_create_ctx";
     PG_SHMEM_CALL(call);
-    PG_CHECKS(pg_check_init(call); if (!ctx) pg_fatal(call, "argument 'ctx' is NULL");
-              if (options & ~CTX_OPTIONS)
+    PG_CHECKS(pg_check_init(call); pg_check_team(call, "team", team);
+              if (!ctx) pg_fatal(call, "argument 'ctx' is NULL"); if (options & ~CTX_OPTIONS)
                   pg_fatal(call, "argument 'options' = %#lx has bits other than SHMEM_CTX_ options",
                            options));
     *ctx = SHMEM_CTX_INVALID;
@@ -240,10 +308,23 @@ int pshmem_ctx_create(long options, shmem_ctx_t *ctx)
 }
 PG_ALIAS(shmem_ctx_create)
 
+int pg_ctx_handle_live(shmem_ctx_t ctx)
+{
+    if (ctx == SHMEM_CTX_DEFAULT)
+        return 1;
+    pthread_mutex_lock(&contexts_lock);
+    int live = 0;
+    for (const struct shmem_context *c = contexts; c && !live; c = c->next)
+        live = &c->engine == ctx;
+    pthread_mutex_unlock(&contexts_lock);
+    return live;
+}
+
 void pshmem_ctx_destroy(shmem_ctx_t ctx)
 {
     if (ctx == SHMEM_CTX_INVALID)
         return;
+    PG_CHECKS(pg_check_ctx("shmem_ctx_destroy", ctx));
     if (ctx == SHMEM_CTX_DEFAULT)
         pg_fatal("shmem_ctx_destroy", "SHMEM_CTX_DEFAULT cannot be destroyed");
     struct shmem_context *c = (struct shmem_context *)ctx;
@@ -256,6 +337,7 @@ PG_ALIAS(shmem_ctx_destroy)
 
 int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 {
+    PG_CHECKS(if (ctx != SHMEM_CTX_INVALID) pg_check_ctx("shmem_ctx_get_team", ctx));
     if (!team)
         return -1;
     *team = ctx == SHMEM_CTX_INVALID ? SHMEM_TEAM_INVALID : ctx->team;
@@ -270,8 +352,9 @@ void pshmem_ctx_session_start(shmem_ctx_t ctx, long options,
 {
     const char *call = "shmem_ctx_session_start";
     PG_CHECKS(
-        pg_check_init(call); if (options & ~SHMEM_CTX_SESSION_BATCH) pg_fatal(
-            call, "argument 'options' = %#lx has bits other than SHMEM_CTX_SESSION_BATCH", options);
+        pg_check_init(call); pg_check_ctx(call, ctx); if (options & ~SHMEM_CTX_SESSION_BATCH)
+            pg_fatal(call, "argument 'options' = %#lx has bits other than SHMEM_CTX_SESSION_BATCH",
+                     options);
         if (config_mask & ~SHMEM_CTX_SESSION_TOTAL_OPS) pg_fatal(
             call, "argument 'config_mask' = %#lx has bits other than SHMEM_CTX_SESSION_TOTAL_OPS",
             config_mask);
@@ -283,6 +366,7 @@ PG_ALIAS(shmem_ctx_session_start)
 
 void pshmem_ctx_session_stop(shmem_ctx_t ctx)
 {
+    PG_CHECKS(pg_check_ctx("shmem_ctx_session_stop", ctx));
     (void)ctx;
 }
 PG_ALIAS(shmem_ctx_session_stop)

@@ -9,7 +9,11 @@
  *   wraps          split_strided whose last PE is outside the parent
  *   destroy_world  shmem_team_destroy(SHMEM_TEAM_WORLD)
  *   ctx_pe         shmem_ctx_long_p on a team context to a PE outside the team
- *   root           shmem_long_broadcast with PE_root outside the team */
+ *   root           shmem_long_broadcast with PE_root outside the team
+ *   bogus_team     shmem_team_sync on a handle that was never a team
+ *   destroyed_team shmem_team_n_pes on a split team after its destruction
+ *   bogus_ctx      shmem_ctx_long_p on a handle that was never a context
+ *   destroyed_ctx  shmem_ctx_quiet on a context after its destruction */
 #include "check.h"
 
 static int bad_call(const char *mode, long *sym)
@@ -46,6 +50,24 @@ static int bad_call(const char *mode, long *sym)
     }
     if (strcmp(mode, "root") == 0)
         return shmem_long_broadcast(SHMEM_TEAM_WORLD, sym, sym + 1, 1, npes);
+    if (strcmp(mode, "bogus_team") == 0)
+        return shmem_team_sync((shmem_team_t)(uintptr_t)12345);
+    if (strcmp(mode, "destroyed_team") == 0) {
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &t);
+        shmem_team_destroy(t);
+        return shmem_team_n_pes(t);
+    }
+    if (strcmp(mode, "bogus_ctx") == 0) {
+        shmem_ctx_long_p((shmem_ctx_t)(uintptr_t)4096, sym, 1, 0);
+        return 0;
+    }
+    if (strcmp(mode, "destroyed_ctx") == 0) {
+        shmem_ctx_t ctx;
+        shmem_ctx_create(0, &ctx);
+        shmem_ctx_destroy(ctx);
+        shmem_ctx_quiet(ctx);
+        return 0;
+    }
     return 0;
 }
 
