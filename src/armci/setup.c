@@ -19,14 +19,16 @@ int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
     if (armci_requested < MPI_THREAD_SINGLE || armci_requested > MPI_THREAD_MULTIPLE)
         pg_fatal(call, "argument 'armci_requested' = %d is not an MPI thread level",
                  armci_requested);
+    if (comm == MPI_COMM_NULL)
+        pg_fatal(call, "argument 'comm' is MPI_COMM_NULL");
+    /* ARMCI on a communicator of some of the processes: they alone make the runtime's world
+     * (GA_Initialize_comm), unless OpenSHMEM brought it up first over others. */
+    if (pg_startup_choose_world(comm) != 0)
+        pg_fatal(call, "argument 'comm' holds other processes than the running OpenSHMEM world: "
+                       "initialize ARMCI on that communicator first, or on the same processes");
     pg_phases_begin();
     if (pg_runtime_init(armci_requested, NULL) != 0)
         pg_fatal(call, "the runtime could not start (see the message above)");
-    int result;
-    MPI_Comm_compare(comm, MPI_COMM_WORLD, &result);
-    if (result != MPI_IDENT && result != MPI_CONGRUENT)
-        pg_fatal(call, "argument 'comm' must hold every process of MPI_COMM_WORLD in the same "
-                       "order: Pangea's ARMCI process ids are MPI_COMM_WORLD ranks");
     if (pg_team_init(&armci_team, 0, 1, pg_world.npes) != 0)
         pg_fatal(call, "out of memory for the ARMCI process group");
     pg_ctx_init(&pg_armci_ctx, &armci_team, 0);

@@ -1,6 +1,6 @@
 /* ARMCI process groups as MPI communicators, and the communicators of the message helpers.
  * A group's ranks are its communicator's; grp_to_abs/abs_to_grp translate them to process
- * ids (MPI_COMM_WORLD ranks) and back. */
+ * ids (ranks of the runtime's world, pg_startup_world) and back. */
 #include "mpi_interop.h"
 
 #include "runtime/runtime.h"
@@ -27,7 +27,7 @@ static void group_from_comm(ARMCI_Group *group, MPI_Comm comm)
         pg_fatal("ARMCI_Group_create", "out of memory for a group of %d", group->size);
     MPI_Group mine, world;
     MPI_Comm_group(comm, &mine);
-    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Comm_group(pg_startup_world(), &world);
     for (int r = 0; r < group->size; r++)
         ranks[r] = r;
     MPI_Group_translate_ranks(mine, group->size, ranks, world, group->grp_to_abs);
@@ -43,7 +43,7 @@ static void group_from_comm(ARMCI_Group *group, MPI_Comm comm)
 void pg_mpi_interop_init(void)
 {
     MPI_Comm world;
-    MPI_Comm_dup(MPI_COMM_WORLD, &world);
+    MPI_Comm_dup(pg_startup_world(), &world);
     group_from_comm(&pg_armci_world_group, world);
     have_default = 0;
     pg_msg_scopes_init();

@@ -43,10 +43,12 @@ static size_t type_size(int type)
 }
 
 /* The world's communicator: ARMCI's duplicate once ARMCI is up (so that its messages never
- * match the program's), MPI_COMM_WORLD before (Global Arrays asks for me and nproc early). */
+ * match the program's), the runtime's world before (Global Arrays asks for me and nproc
+ * early: MPI_COMM_WORLD then). */
 static MPI_Comm world_comm(void)
 {
-    return pg_armci_world_group.comm != MPI_COMM_NULL ? pg_armci_world_group.comm : MPI_COMM_WORLD;
+    return pg_armci_world_group.comm != MPI_COMM_NULL ? pg_armci_world_group.comm
+                                                      : pg_startup_world();
 }
 
 /* ---- Scopes --------------------------------------------------------------------------------- */
@@ -538,7 +540,7 @@ void armci_msg_bintree(int scope, int *Root, int *Up, int *Left, int *Right)
                    2 * me + 2 < size ? 2 * me + 2 : -1};
     MPI_Group group, world;
     MPI_Comm_group(comm, &group);
-    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Comm_group(world_comm(), &world);
     int ids[4];
     for (int i = 0; i < 4; i++) {
         ids[i] = -1;
@@ -559,14 +561,14 @@ void armci_msg_bintree(int scope, int *Root, int *Up, int *Left, int *Right)
 int armci_msg_me(void)
 {
     int me;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_rank(world_comm(), &me);
     return me;
 }
 
 int armci_msg_nproc(void)
 {
     int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_size(world_comm(), &size);
     return size;
 }
 

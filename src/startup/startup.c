@@ -18,6 +18,9 @@ struct pg_world pg_world;
  * makes, so that a world-wide collective is not paid at init to duplicate MPI_COMM_WORLD. */
 static MPI_Comm leaders_comm = MPI_COMM_NULL;
 #define LEADERS_TAG 0x5047 /* MPI_Comm_create_group's tag */
+/* The processes the runtime spans, PE numbers being their ranks: MPI_COMM_WORLD, or the
+ * communicator ARMCI was initialized on (pg_startup_choose_world); NULL while down. */
+static MPI_Comm world = MPI_COMM_NULL;
 static int we_started_mpi;
 static int started_lean; /* lean_init_wanted() held when we started MPI */
 static int mpi_finalize_registered;
@@ -159,9 +162,9 @@ static void open_leaders_comm(void)
         if (pg_world.local_of[pe] == 0)
             leaders[n++] = pe;
     MPI_Group world_group, group;
-    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    MPI_Comm_group(world, &world_group);
     MPI_Group_incl(world_group, pg_world.nnodes, leaders, &group);
-    check_mpi(MPI_Comm_create_group(MPI_COMM_WORLD, group, LEADERS_TAG, &leaders_comm),
+    check_mpi(MPI_Comm_create_group(world, group, LEADERS_TAG, &leaders_comm),
               "MPI_Comm_create_group");
     MPI_Group_free(&group);
     MPI_Group_free(&world_group);
@@ -179,9 +182,8 @@ static void discover_nodes(void)
     struct pe_card *cards = malloc((size_t)pg_world.npes * sizeof *cards);
     if (!cards)
         pg_fatal("startup", "out of memory for the PE tables (%d PEs)", pg_world.npes);
-    check_mpi(
-        MPI_Allgather(&mine, sizeof mine, MPI_BYTE, cards, sizeof mine, MPI_BYTE, MPI_COMM_WORLD),
-        "MPI_Allgather");
+    check_mpi(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, cards, sizeof mine, MPI_BYTE, world),
+              "MPI_Allgather");
     int status = node_tables(cards);
     free(cards);
     if (status != 0)
@@ -246,8 +248,10 @@ int pg_startup_init(void)
         }
         pg_phase_end(PG_PHASE_MPI_INIT);
     }
-    MPI_Comm_rank(MPI_COMM_WORLD, &pg_world.me);
-    MPI_Comm_size(MPI_COMM_WORLD, &pg_world.npes);
+    if (world == MPI_COMM_NULL)
+        world = MPI_COMM_WORLD;
+    MPI_Comm_rank(world, &pg_world.me);
+    MPI_Comm_size(world, &pg_world.npes);
     discover_nodes();
     pg_phase_end(PG_PHASE_NODE_DISCOVERY);
     return 0;
@@ -260,8 +264,25 @@ void pg_startup_print(void *stream)
             started_lean ? ", without its on-node shared memory (PANGEA_MPI_LEAN_INIT)" : "");
 }
 
+int pg_startup_choose_world(MPI_Comm comm)
+{
+    if (world == MPI_COMM_NULL) {
+        world = comm;
+        return 0;
+    }
+    int result;
+    MPI_Comm_compare(comm, world, &result);
+    return result == MPI_IDENT || result == MPI_CONGRUENT ? 0 : -1;
+}
+
+MPI_Comm pg_startup_world(void)
+{
+    return world == MPI_COMM_NULL ? MPI_COMM_WORLD : world;
+}
+
 void pg_startup_fini(void)
 {
+    world = MPI_COMM_NULL;
     if (mpi_up() && leaders_comm != MPI_COMM_NULL)
         MPI_Comm_free(&leaders_comm);
     leaders_comm = MPI_COMM_NULL;

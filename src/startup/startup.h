@@ -3,10 +3,11 @@
 #ifndef PG_STARTUP_H
 #define PG_STARTUP_H
 
+#include <mpi.h>
 #include <stddef.h>
 
 struct pg_world {
-    int me; /* PE number = MPI_COMM_WORLD rank */
+    int me; /* PE number = rank in the runtime's world communicator (pg_startup_world) */
     int npes;
     int node; /* index of my node, 0..nnodes-1 (nodes numbered by their lowest PE) */
     int nnodes;
@@ -17,7 +18,7 @@ struct pg_world {
     int *node_of;    /* [npes] node index of each PE */
     int *local_of;   /* [npes] local rank of each PE on its node */
     int *local_pes;  /* [local_size] world PE of each local rank of my node */
-    unsigned long long job_id; /* random, the same on every PE of my node: names its objects */
+    unsigned long long job_id;  /* random, the same on every PE of my node: names its objects */
     unsigned long long job_key; /* random, the same on every PE of the job, and secret: every
                                    message of the data-server protocol carries it */
 };
@@ -46,6 +47,12 @@ static inline size_t pg_boot_table_bytes(size_t npes, size_t local_size)
 {
     return (2 * npes + local_size) * sizeof(int);
 }
+/* The runtime spans MPI_COMM_WORLD unless ARMCI was initialized on another communicator
+ * first: choose_world, before the runtime comes up, makes comm its world (PE numbers are then
+ * comm's ranks, and an OpenSHMEM init after it sees the same world). While the runtime is up,
+ * 0 when comm holds the same processes in the same order, else -1. */
+int pg_startup_choose_world(MPI_Comm comm);
+MPI_Comm pg_startup_world(void);
 /* For SHMEM_INFO: who started MPI, and how. */
 void pg_startup_print(void *stream);
 /* Releases the communicators; MPI itself is finalized at exit if we started it. */
