@@ -100,7 +100,8 @@ static inline void shmemx_register_gettid(uint64_t (*gettid_fn)(void))
  * iget, ibget and get_nbi. An operation to a PE of the same node completes when the call
  * returns, and so does a blocking get; the other off-node operations are pending until the
  * context's quiet (shmem_ctx_quiet, or shmem_quiet/shmem_barrier_all for the default context).
- * completed + pending counts every operation issued on the context. target: the operations
+ * completed + pending counts every operation issued on the context, when PANGEA_PCNTR=1 turns
+ * the counting on (it costs every put and get an increment; off, the counters read 0). target: the operations
  * that completed at the calling PE as their target; Pangea does not count those (the target
  * takes no part in an on-node operation), so it is 0. */
 typedef struct {

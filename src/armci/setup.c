@@ -31,7 +31,7 @@ int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
         pg_fatal(call, "the runtime could not start (see the message above)");
     if (pg_team_init(&armci_team, 0, 1, pg_world.npes) != 0)
         pg_fatal(call, "out of memory for the ARMCI process group");
-    pg_ctx_init(&pg_armci_ctx, &armci_team, 0);
+    pg_ctx_init(&pg_armci_ctx, &armci_team, 0, PG_COUNT_OFF); /* ARMCI has no counters */
     pg_mpi_interop_init();
     pg_phase_end(PG_PHASE_ARMCI_GROUPS);
     pg_mem_exchange_bases(); /* ARMCI names remote memory by each process's own addresses */

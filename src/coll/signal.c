@@ -165,7 +165,7 @@ int pg_coll_init(void)
     pg_coll_arena_reset();
     if (pg_team_init(&world, 0, 1, pg_world.npes) != 0)
         return -1;
-    pg_ctx_init(&pg_coll_ctx, &world, 0);
+    pg_ctx_init(&pg_coll_ctx, &world, 0, PG_COUNT_OFF);
     return 0;
 }
 

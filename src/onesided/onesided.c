@@ -44,15 +44,26 @@ static inline void copy_bytes(char *to, const char *from, size_t len)
     }
 }
 
-/* One operation more in *issued, and in *pending when it completes only at the next quiet. */
-static inline void count(uint64_t *issued, uint64_t *pending, int completes_later)
+static inline void add_one(const struct pangea_ctx *ctx, uint64_t *counter)
 {
-    __atomic_fetch_add(issued, 1, __ATOMIC_RELAXED);
-    if (completes_later)
-        __atomic_fetch_add(pending, 1, __ATOMIC_RELAXED);
+    if (ctx->counting == PG_COUNT_THREADS)
+        __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+    else /* atomic load and store: readers on other threads see whole values */
+        __atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }
-#define COUNT_PUT(ctx, later) count(&(ctx)->counts.puts, &(ctx)->counts.pending_puts, later)
-#define COUNT_GET(ctx, later) count(&(ctx)->counts.gets, &(ctx)->counts.pending_gets, later)
+
+/* One operation more in *issued, and in *pending when it completes only at the next quiet. */
+static inline void count(const struct pangea_ctx *ctx, uint64_t *issued, uint64_t *pending,
+                         int completes_later)
+{
+    if (ctx->counting == PG_COUNT_OFF)
+        return;
+    add_one(ctx, issued);
+    if (completes_later)
+        add_one(ctx, pending);
+}
+#define COUNT_PUT(ctx, later) count(ctx, &(ctx)->counts.puts, &(ctx)->counts.pending_puts, later)
+#define COUNT_GET(ctx, later) count(ctx, &(ctx)->counts.gets, &(ctx)->counts.pending_gets, later)
 
 /* An off-node put leaves at once, or with nbi may wait in its node's batch of small puts. */
 static void put_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe,
@@ -312,9 +323,10 @@ void pg_acc_vector(struct pangea_ctx *ctx, enum pg_acc_type type, const void *sc
     pg_acc_unlock(pe);
 }
 
-void pg_ctx_init(struct pangea_ctx *ctx, struct pangea_team *team, long options)
+void pg_ctx_init(struct pangea_ctx *ctx, struct pangea_team *team, long options,
+                 enum pg_ctx_counting counting)
 {
-    *ctx = (struct pangea_ctx){.team = team, .options = options};
+    *ctx = (struct pangea_ctx){.team = team, .options = options, .counting = counting};
 }
 
 void pg_ctx_fini(struct pangea_ctx *ctx)

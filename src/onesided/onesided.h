@@ -21,18 +21,25 @@ struct pg_ctx_counts {
     uint64_t pending_puts, pending_gets; /* issued off-node, not yet quieted */
 };
 
+/* How a context keeps its counts: not at all (the engine's own), by plain increments (one
+ * thread at a time issues on it), or by atomic ones (several threads at once), since a
+ * locked increment on every put would cost the on-node path a third of its time. */
+enum pg_ctx_counting { PG_COUNT_OFF, PG_COUNT_ONE_THREAD, PG_COUNT_THREADS };
+
 struct pangea_ctx {
     struct pangea_team *team;
     long options;
     struct pg_pipe_completion completion; /* off-node operations not yet acknowledged */
     struct pg_ctx_counts counts;
+    enum pg_ctx_counting counting;
 };
 /* A consistent copy of the context's counts. */
 struct pg_ctx_counts pg_ctx_counts(struct pangea_ctx *ctx);
 
 /* Prepares or retires a context created by a front-end (the default context included).
  * pg_ctx_fini completes what is outstanding on it first. */
-void pg_ctx_init(struct pangea_ctx *ctx, struct pangea_team *team, long options);
+void pg_ctx_init(struct pangea_ctx *ctx, struct pangea_team *team, long options,
+                 enum pg_ctx_counting counting);
 void pg_ctx_fini(struct pangea_ctx *ctx);
 
 /* dest is a symmetric address on pe; src is local. Returns when src may be reused. An

@@ -28,6 +28,9 @@
       "When shmem_init starts MPI for a program that makes no MPI calls of its own, skip "     \
       "MPICH's on-node shared memory (MPIR_CVAR_NOLOCAL), which Pangea does not use")          \
     X(check, BOOL, "PANGEA_CHECK", "0", "Same as SHMEM_DEBUG: validate every argument")        \
+    X(pcntr, BOOL, "PANGEA_PCNTR", "0",                                                        \
+      "Count each context's puts and gets for shmemx_pcntr_* (off: those counters read 0; "    \
+      "on: one more increment per put and get)")                                               \
     X(spin_count, INT, "PANGEA_SPIN_COUNT", "2000",                                            \
       "Polls a waiting PE makes before it yields its core (then polls and yields "             \
       "alternately); unset, it is 50 when a node's PEs outnumber its cores. Across nodes a "   \

@@ -17,7 +17,7 @@ static inline void amo_checks(const char *call, shmem_ctx_t ctx, const void *des
 static inline uint64_t amo(const char *call, shmem_ctx_t ctx, const void *dest, int pe,
                            enum pg_amo_op op, size_t width, uint64_t value, uint64_t cond)
 {
-    PG_SHMEM_CALL(call);
+    PG_SHMEM_ENTRY(call);
     amo_checks(call, ctx, dest, pe, op, width);
     return pg_amo((void *)dest, pg_ctx_pe(ctx, pe), op, width, value, cond);
 }
@@ -28,7 +28,7 @@ static inline void amo_nbi(const char *call, shmem_ctx_t ctx, const void *dest, 
                            enum pg_amo_op op, size_t width, uint64_t value, uint64_t cond,
                            void *fetch)
 {
-    PG_SHMEM_CALL(call);
+    PG_SHMEM_ENTRY(call);
     amo_checks(call, ctx, dest, pe, op, width);
     pg_amo_nbi(pg_ctx(ctx), (void *)dest, pg_ctx_pe(ctx, pe), op, width, value, cond, fetch);
 }

@@ -8,6 +8,9 @@ static struct pg_ctx_counts counts(const char *call, shmem_ctx_t ctx, const void
 {
     PG_CHECKS(pg_check_init(call); pg_check_ctx(call, ctx);
               if (!out) pg_fatal(call, "the result pointer is NULL"));
+    static int told;
+    if (!pg_cfg.pcntr && !__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+        pg_warn("%s: counting is off, so the counters read 0: set PANGEA_PCNTR=1", call);
     return pg_ctx_counts(pg_ctx(ctx));
 }
 

@@ -14,7 +14,7 @@ static inline void check_contig(const char *call, shmem_ctx_t ctx, const void *s
 static inline void put_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                              size_t len, int pe)
 {
-    PG_SHMEM_CALL(call);
+    PG_SHMEM_ENTRY(call);
     check_contig(call, ctx, dest, "dest", source, "source", len, pe);
     pg_put(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
 }
@@ -22,7 +22,7 @@ static inline void put_bytes(const char *call, shmem_ctx_t ctx, void *dest, cons
 static inline void put_nbi_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                                  size_t len, int pe)
 {
-    PG_SHMEM_CALL(call);
+    PG_SHMEM_ENTRY(call);
     check_contig(call, ctx, dest, "dest", source, "source", len, pe);
     pg_put_nbi(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
 }
@@ -30,7 +30,7 @@ static inline void put_nbi_bytes(const char *call, shmem_ctx_t ctx, void *dest, 
 static inline void get_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                              size_t len, int pe)
 {
-    PG_SHMEM_CALL(call);
+    PG_SHMEM_ENTRY(call);
     check_contig(call, ctx, source, "source", dest, "dest", len, pe);
     pg_get(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
 }
@@ -38,7 +38,7 @@ static inline void get_bytes(const char *call, shmem_ctx_t ctx, void *dest, cons
 static inline void get_nbi_bytes(const char *call, shmem_ctx_t ctx, void *dest, const void *source,
                                  size_t len, int pe)
 {
-    PG_SHMEM_CALL(call);
+    PG_SHMEM_ENTRY(call);
     check_contig(call, ctx, source, "source", dest, "dest", len, pe);
     pg_get_nbi(pg_ctx(ctx), dest, source, len, pg_ctx_pe(ctx, pe));
 }

@@ -49,7 +49,7 @@ static void setup_handles(void)
     pg_team_handle_add(SHMEM_TEAM_WORLD);
     pg_team_handle_add(SHMEM_TEAM_SHARED);
     pg_team_use_channel(&pangea_team_shared, PG_CHANNEL_SHARED);
-    pg_ctx_init(&pangea_ctx_default, &pangea_team_world, 0);
+    pg_ctx_init(&pangea_ctx_default, &pangea_team_world, 0, pg_shmem_counting(0));
 }
 
 int pshmem_init_thread(int requested, int *provided)

@@ -18,15 +18,20 @@
 /* Every routine is defined as pshmem_NAME; shmem_NAME is a weak alias (profiling, spec §10). */
 #define PG_ALIAS(name) extern __typeof__(p##name) name __attribute__((weak, alias("p" #name)));
 
-/* Opens an entry point: names the call for error messages (PG_API_CALL) and stops a call made
- * before shmem_init or after shmem_finalize, which would otherwise crash on the handles that
- * init sets up. One predictable branch on a global, always on. */
-extern int pg_shmem_ready;
+/* Opens an entry point: stops a call made before shmem_init or after shmem_finalize, which
+ * would otherwise crash on the handles that init sets up (one predictable branch on a global,
+ * always on: PG_SHMEM_ENTRY), and names the call for the engine's error messages
+ * (PG_API_CALL; PG_SHMEM_CALL does both). Contiguous RMA, AMOs, fence and quiet take only
+ * the first: naming costs them a third of an on-node 8-byte put, and the engine's errors on
+ * their path already name the operation (put, get, AMO). */
+extern int pg_shmem_ready __attribute__((visibility("hidden")));
 __attribute__((noreturn, cold)) void pg_shmem_not_ready(const char *call);
-#define PG_SHMEM_CALL(call)                   \
-    PG_API_CALL(call);                        \
+#define PG_SHMEM_ENTRY(call)                  \
     if (__builtin_expect(!pg_shmem_ready, 0)) \
     pg_shmem_not_ready(call)
+#define PG_SHMEM_CALL(call) \
+    PG_API_CALL(call);      \
+    PG_SHMEM_ENTRY(call)
 
 /* Argument checks, active under SHMEM_DEBUG / PANGEA_CHECK. Each names the call and the
  * argument and ends the job. */
@@ -96,5 +101,17 @@ void pg_check_ctx_pe(const char *call, shmem_ctx_t ctx, int pe);
      : (cmp) == SHMEM_CMP_LT ? (a) < (b)  \
                              : (a) <= (b))
 void pg_check_cmp(const char *call, int cmp);
+
+/* How a context the program uses keeps the shmemx_pcntr counts: only with PANGEA_PCNTR, and
+ * atomically only when several threads may issue on it at once (a private or serialized
+ * context, or a thread level below MULTIPLE, has one at a time). */
+static inline enum pg_ctx_counting pg_shmem_counting(long options)
+{
+    if (!pg_cfg.pcntr)
+        return PG_COUNT_OFF;
+    int threads = pg_runtime_thread_level() == SHMEM_THREAD_MULTIPLE &&
+                  !(options & (SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED));
+    return threads ? PG_COUNT_THREADS : PG_COUNT_ONE_THREAD;
+}
 
 #endif

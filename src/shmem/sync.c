@@ -5,7 +5,7 @@
 
 void pshmem_ctx_fence(shmem_ctx_t ctx)
 {
-    PG_SHMEM_CALL("shmem_ctx_fence");
+    PG_SHMEM_ENTRY("shmem_ctx_fence");
     PG_CHECKS(if (ctx != SHMEM_CTX_INVALID) pg_check_ctx("shmem_ctx_fence", ctx));
     if (ctx != SHMEM_CTX_INVALID)
         pg_fence(pg_ctx(ctx));
@@ -14,14 +14,14 @@ PG_ALIAS(shmem_ctx_fence)
 
 void pshmem_fence(void)
 {
-    PG_SHMEM_CALL("shmem_fence");
+    PG_SHMEM_ENTRY("shmem_fence");
     pg_fence(pg_ctx(SHMEM_CTX_DEFAULT));
 }
 PG_ALIAS(shmem_fence)
 
 void pshmem_ctx_quiet(shmem_ctx_t ctx)
 {
-    PG_SHMEM_CALL("shmem_ctx_quiet");
+    PG_SHMEM_ENTRY("shmem_ctx_quiet");
     PG_CHECKS(if (ctx != SHMEM_CTX_INVALID) pg_check_ctx("shmem_ctx_quiet", ctx));
     if (ctx != SHMEM_CTX_INVALID)
         pg_quiet(pg_ctx(ctx));
@@ -30,7 +30,7 @@ PG_ALIAS(shmem_ctx_quiet)
 
 void pshmem_quiet(void)
 {
-    PG_SHMEM_CALL("shmem_quiet");
+    PG_SHMEM_ENTRY("shmem_quiet");
     pg_quiet(pg_ctx(SHMEM_CTX_DEFAULT));
 }
 PG_ALIAS(shmem_quiet)

@@ -285,7 +285,7 @@ int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     pthread_mutex_lock(&contexts_lock);
     int allowed = team->predefined || team->live_contexts < team->num_contexts;
     if (allowed) {
-        pg_ctx_init(&c->engine, team, options);
+        pg_ctx_init(&c->engine, team, options, pg_shmem_counting(options));
         c->next = contexts;
         contexts = c;
         team->live_contexts++;

@@ -10,7 +10,7 @@
  *   wait for them forever), and the block is the same on every PE;
  * - shmemx_register_gettid;
  * - shmemx_pcntr_*: a context's puts and gets, pending and completed, before and after its
- *   quiet. */
+ *   quiet (the list runs it with PANGEA_PCNTR=1, which turns the counting on). */
 #include "check.h"
 
 #include <shmemx.h>
