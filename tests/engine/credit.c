@@ -6,7 +6,9 @@
  *  - silent: the PEs of other nodes put to PE 0 and then wait outside the library holding
  *    their grants, for the last of them, which puts only once they are there: PE 0's server
  *    must still find it a grant (from grants given back before the holders went quiet, or
- *    lent beyond its pool), or the job hangs.
+ *    lent beyond its pool), or the job hangs. With TEST_EXPECT_LENT=1 (the list's 2 x 3 line:
+ *    two holders whose grants grow to fill a pool of two segments while they put) it must
+ *    have lent: the holders are silent when the last PE asks.
  * Every round puts a block large enough to need a grant (and to enlarge it), a small put and
  * AMOs to each target; every byte of each block, the bytes around it and every AMO count are
  * checked. Across nodes the memory the server and the client allocated must equal what the
@@ -102,6 +104,9 @@ static void silent(unsigned char *in, size_t stride, unsigned char *out)
     struct pg_ds_server_stats st = pg_ds_server_stats();
     printf("PE 0 server: grants %llu, reclaimed %llu, lent %llu\n", (unsigned long long)st.grants,
            (unsigned long long)st.reclaims, (unsigned long long)st.lent);
+    if (getenv("TEST_EXPECT_LENT"))
+        CHECK(st.lent >= 1,
+              "the server lent nothing beyond its pool while the holders were silent");
 }
 
 static int ceil_log2(int n)
