@@ -172,6 +172,15 @@ static inline int pg_ds_misaligned(const void *message)
     return ((uintptr_t)message & (PG_DS_WIRE_ALIGN - 1)) != 0;
 }
 
+/* An aligned copy of a message that landed misaligned: the message itself when it is aligned,
+ * else a copy in b's buffer (grown to len, valid until the next call with b). */
+struct pg_ds_bounce {
+    void *buf;
+    size_t size;
+};
+const struct pg_ds_header *pg_ds_aligned(struct pg_ds_bounce *b, const void *message, size_t len);
+void pg_ds_bounce_free(struct pg_ds_bounce *b);
+
 /* The key of a message at least a header long, read where it lies (any alignment). */
 static inline uint64_t pg_ds_message_key(const void *message)
 {

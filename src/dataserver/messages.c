@@ -13,6 +13,25 @@
 /* Small requests without a grant that the pool makes room for at once. */
 #define SMALL_RESERVED 256
 
+const struct pg_ds_header *pg_ds_aligned(struct pg_ds_bounce *b, const void *message, size_t len)
+{
+    if (!pg_ds_misaligned(message))
+        return message;
+    if (len > b->size) {
+        free(b->buf);
+        b->size = len;
+        if (!(b->buf = malloc(len)))
+            pg_fatal("remote access", "out of memory for a %zu-byte message", len);
+    }
+    return memcpy(b->buf, message, len);
+}
+
+void pg_ds_bounce_free(struct pg_ds_bounce *b)
+{
+    free(b->buf);
+    *b = (struct pg_ds_bounce){0};
+}
+
 size_t pg_ds_message_bytes(size_t chunk)
 {
     /* Header, the largest layout descriptor (8 stride levels), one chunk of data, padding. */

@@ -96,8 +96,7 @@ static struct {
     struct arrivals arrivals;
     size_t bytes[PARTS];
     struct pg_ds_server_stats stats;
-    void *bounce; /* aligned copy of a message that landed misaligned (pg_ds_misaligned) */
-    size_t bounce_size;
+    struct pg_ds_bounce bounce; /* a message that landed misaligned, copied */
     pthread_t thread;
     int running, stopping;
 } s;
@@ -678,15 +677,7 @@ static void serve(const struct pg_ds_header *h, size_t len)
 {
     if (foreign(h, len))
         return;
-    if (pg_ds_misaligned(h)) {
-        if (len > s.bounce_size) {
-            free(s.bounce);
-            s.bounce_size = len;
-            if (!(s.bounce = malloc(len)))
-                pg_fatal("data server", "out of memory for a %zu-byte message", len);
-        }
-        h = memcpy(s.bounce, h, len);
-    }
+    h = pg_ds_aligned(&s.bounce, h, len);
     if (len < sizeof *h || !(h->flags & PG_DS_ORDERED) || h->source >= (uint32_t)pg_world.npes) {
         execute(h, len);
         return;
@@ -908,7 +899,7 @@ void pg_ds_server_stop(void)
     }
     free(s.sources);
     free(s.arrivals.ring);
-    free(s.bounce);
+    pg_ds_bounce_free(&s.bounce);
     memset(&s, 0, sizeof s);
 }
 

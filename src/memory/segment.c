@@ -480,11 +480,14 @@ static unsigned long long node_memory(void)
  * far from the cause when touched: say so at init, on PE 0. */
 static void warn_unbacked_heap(size_t heap_size)
 {
-    unsigned long long share = node_memory() / (unsigned long long)pg_world.local_size;
-    if (pg_world.me == 0 && share > 0 && heap_size > share)
+    if (pg_world.me != 0)
+        return;
+    unsigned long long memory = node_memory();
+    unsigned long long share = memory / (unsigned long long)pg_world.local_size;
+    if (share > 0 && heap_size > share)
         pg_warn("SHMEM_SYMMETRIC_SIZE=%zu bytes per PE is more than this node can back: %llu "
                 "bytes of memory for %d PEs, %llu each; the heap's pages will run out when used",
-                heap_size, node_memory(), pg_world.local_size, share);
+                heap_size, memory, pg_world.local_size, share);
 }
 
 int pg_memory_init(size_t heap_size, size_t internal_extra)

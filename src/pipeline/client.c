@@ -150,9 +150,8 @@ static struct {
     size_t batch_bytes; /* 0: no batching */
     struct pending *pending;
     unsigned long probes_rejected;
-    unsigned long foreign; /* messages refused for want of the job's key */
-    void *bounce;          /* see aligned() */
-    size_t bounce_size;
+    unsigned long foreign;      /* messages refused for want of the job's key */
+    struct pg_ds_bounce bounce; /* a reply that landed misaligned, copied */
 } c = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static struct block *block_at(size_t at)
@@ -286,22 +285,6 @@ static void reclaimed(int node, const struct pg_ds_header *h)
     c.due[c.ndue++] = node;
 }
 
-/* The message itself, or an aligned copy when it landed misaligned (pg_ds_misaligned). */
-static const struct pg_ds_header *aligned(const void *message, size_t len)
-{
-    if (!pg_ds_misaligned(message))
-        return message;
-    if (len > c.bounce_size) {
-        free(c.bounce);
-    c.bounce = NULL;
-    c.bounce_size = 0;
-        c.bounce_size = len;
-        if (!(c.bounce = malloc(len)))
-            pg_fatal("remote access", "out of memory for a %zu-byte reply", len);
-    }
-    return memcpy(c.bounce, message, len);
-}
-
 static void handle_reply(const struct pg_ds_header *h, size_t len)
 {
     if (h->type == PG_DS_NACK && (h->seq & PG_DS_PROBE)) {
@@ -400,7 +383,7 @@ static void progress(void)
             continue;
         }
         if (e->len >= sizeof(struct pg_ds_header) && pg_ds_message_key(e->buf) == pg_world.job_key)
-            handle_reply(aligned(e->buf, e->len), e->len);
+            handle_reply(pg_ds_aligned(&c.bounce, e->buf, e->len), e->len);
         else if (c.foreign++ == 0)
             pg_warn("refused a %zu-byte message without this job's key (from outside the "
                     "job?); more are counted, not logged",
@@ -1327,7 +1310,7 @@ void pipe_client_close(void)
     free(c.batches);
     free(c.open_batches);
     free(c.server_names);
-    free(c.bounce);
+    pg_ds_bounce_free(&c.bounce);
     free(c.server_pe);
     free(c.node_size);
     c.ep = NULL;
