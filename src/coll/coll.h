@@ -82,6 +82,10 @@ void pg_team_destroy(struct pangea_team *team);
  * RMA by itself (barrier = quiet + sync). */
 void pg_team_sync(struct pangea_team *team);
 void pg_sync_all(void);
+/* The sync of the last finalize: this PE is gone for good. It pairs only with the others'
+ * departures; a PE waiting for this one in a collective, or this one for a PE in a collective,
+ * ends the job with a message naming the other, and the hang watch counts this PE as gone. */
+void pg_coll_depart(void);
 
 /* Data collectives. dest (and source, where a peer reads it) are symmetric. Sizes in bytes.
  * broadcast: root's source to every member's dest; the root's own dest too when

@@ -35,6 +35,10 @@
       "Polls a waiting PE makes before it yields its core (then polls and yields "             \
       "alternately); unset, it is 50 when a node's PEs outnumber its cores. Across nodes a "   \
       "waiting PE polls the network and yields after every poll")                              \
+    X(hang_check, INT, "PANGEA_HANG_CHECK", "1",                                               \
+      "Seconds a PE waits, with nothing of its own in flight, before the hang watch counts "   \
+      "it as blocked; a job whose PEs are all blocked or gone ends with a message (0: off; "   \
+      "on only at SHMEM_THREAD_SINGLE)")                                                       \
     X(pipeline_buffers, INT, "PANGEA_PIPELINE_BUFFERS", "16",                                  \
       "Send buffers per PE for off-node transfers: how many chunks one PE keeps in flight")    \
     X(pipeline_buffer_size, SIZE, "PANGEA_PIPELINE_BUFFER_SIZE", "64K",                        \
@@ -184,8 +188,23 @@ __attribute__((noreturn)) void pg_global_exit(int status);
  * its cores (measured across 2 emulated nodes on 2 cores: barrier 0.45 ms vs 40 us). */
 struct pg_waiter {
     long long polls;
+    /* The hang watch (coll) looks at waits the program made, named by watch (the public call):
+     * never at the engine's own (NULL), which may not send from inside a wait. */
+    const char *watch;
+    int blocked;
+    long long since_ns, next_scan_ns;
 };
 void pg_wait_yield(struct pg_waiter *w);
+/* Set by the module that watches for a job that can go no further (a PE waiting for one that
+ * has left, or every PE waiting with nothing in flight): called from the yields of watched
+ * waits, and once when a watched wait ends. NULL when no watch runs. */
+extern void (*pg_wait_watch)(struct pg_waiter *w);
+extern void (*pg_wait_watch_end)(struct pg_waiter *w);
+static inline void pg_wait_end(struct pg_waiter *w)
+{
+    if (w->blocked)
+        pg_wait_watch_end(w);
+}
 static inline void pg_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
