@@ -242,17 +242,19 @@ static void check_path(const char *call, const char *dir)
         pg_fatal(call, "argument 'dir' is longer than %d characters", PATH_MAX - 64);
 }
 
-/* A held lock would be saved held, and the restarted job could never take it. */
-static void check_no_lock(const char *call)
+/* A held lock would be saved held, and the restarted job could never take it: the complaint,
+ * or NULL when this PE holds none. */
+static const char *lock_complaint(char *text, size_t size)
 {
     const char *taken_by;
     long held = pg_locks_held(&taken_by);
-    char complaint[256];
-    snprintf(complaint, sizeof complaint,
+    if (held <= 0)
+        return NULL;
+    snprintf(text, size,
              "PE %d holds %ld lock%s (the last taken by %s): release every lock and mutex "
              "before a checkpoint",
              pg_world.me, held, held == 1 ? "" : "s", taken_by ? taken_by : "?");
-    agree(call, held > 0 ? complaint : NULL);
+    return text;
 }
 
 static void check_not_quiesced(const char *call)
@@ -294,16 +296,17 @@ int pg_ckpt_save(const char *call, const char *dir)
     check_path(call, dir);
     check_not_quiesced(call);
     finish_flush(call);
-    check_no_lock(call);
     if (next_number == 0)
         next_number = (int)agree_on(call, newest_committed(dir), "newest checkpoints") + 1;
     int number = next_number++;
 
+    /* Few collective steps, each a synchronization of the job: the directory and the locks,
+     * then the files (which doubles as the sync after the quiet). */
     snprintf(flush.root, sizeof flush.root, "%s", dir);
     snprintf(flush.dir, sizeof flush.dir, "%s/ckpt-%d.tmp", dir, number);
     char complaint[PATH_MAX + 256];
-    const char *failed = NULL;
-    if (pg_world.me == 0) {
+    const char *failed = lock_complaint(complaint, sizeof complaint);
+    if (pg_world.me == 0 && !failed) {
         remove_checkpoint(flush.dir); /* what a save that crashed left */
         const char *cannot = mkdir(dir, 0755) != 0 && errno != EEXIST ? dir
                              : mkdir(flush.dir, 0755) != 0            ? flush.dir
@@ -319,12 +322,11 @@ int pg_ckpt_save(const char *call, const char *dir)
     flush.fd = open(flush.file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (flush.fd < 0)
         snprintf(complaint, sizeof complaint, "cannot create %s: %s", flush.file, strerror(errno));
-    agree(call, flush.fd < 0 ? complaint : NULL);
-
-    /* Consistency: my operations are applied at their targets, and after the sync everybody's
-     * are; nobody issues more until every image is taken (the second sync). */
+    /* Consistency: my operations are applied at their targets; after the agreement (a
+     * synchronization of every PE) everybody's are, and nothing is in flight. Nobody issues
+     * more until every image is taken (the sync after the copy). */
     pg_quiet(NULL);
-    pg_sync_all();
+    agree(call, flush.fd < 0 ? complaint : NULL);
 
     struct image_entry *entries;
     size_t nentries = list_entries(call, &entries);

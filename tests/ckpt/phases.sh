@@ -33,13 +33,15 @@ phase=""
 out=""
 rc=0
 
-# run K NPES [VAR=VALUE ...]: the program on K nodes; its output in $out, its status in $rc.
+# run K NPES [VAR=VALUE ...]: the program on K nodes (of ceil(NPES/K) PEs, as run-tests.sh
+# places them); its output in $out, its status in $rc.
 run() {
     local k=$1 n=$2
     shift 2
+    [ "$k" -gt "$n" ] && k=$n
     if [ "$k" -gt 1 ]; then
-        out=$(env "$@" NETNS_TIMEOUT=60 "$tests/netns/netns-run.sh" "$k" $((n / k)) -- \
-            "$prog" 2>&1 </dev/null)
+        out=$(env "$@" NETNS_TIMEOUT=60 "$tests/netns/netns-run.sh" "$k" $(((n + k - 1) / k)) \
+            -- "$prog" 2>&1 </dev/null)
     else
         out=$(env "$@" "$build/bin/oshrun" -np "$n" "$prog" 2>&1 </dev/null)
     fi
