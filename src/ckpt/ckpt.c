@@ -2,9 +2,13 @@
  * save, resume; SCR-style asynchronous flush from node memory).
  *
  * An image file, little-endian: struct image_header, then one struct image_entry per saved
- * object, then the objects' bytes in that order. meta_crc covers the header (its two CRC
- * fields zero) and the entries, data_crc the bytes: a restart checks the first before it
- * compares anything and the second before it returns. */
+ * object, then from data_offset (a multiple of IMAGE_ALIGN) the objects' bytes in that order,
+ * the file padded to a multiple of IMAGE_ALIGN. meta_crc covers the header (its two CRC fields
+ * zero) and the entries, data_crc the bytes: a restart checks the first before it compares
+ * anything and the second before it returns. The alignment lets the flush write with O_DIRECT,
+ * from the image straight to the device: a copy into the page cache would take memory
+ * bandwidth and cache from the program's computation. */
+#define _GNU_SOURCE /* O_DIRECT */
 #include "ckpt.h"
 
 #include "atomics/atomics.h"
@@ -35,11 +39,13 @@
 #define FLUSH_PIECE ((size_t)4 << 20)
 /* Below the program's threads: the flush takes the cores the program leaves. */
 #define FLUSH_NICE 10
+/* O_DIRECT's alignment of buffers, offsets and lengths (any device's logical block). */
+#define IMAGE_ALIGN ((size_t)4096)
 
 struct image_header {
     char magic[8];
     uint32_t version, npes, pe, number;
-    uint64_t nentries, data_bytes;
+    uint64_t nentries, data_offset, data_bytes;
     uint32_t meta_crc, data_crc;
 };
 
@@ -70,7 +76,7 @@ static struct {
     pthread_t thread;
     int running;
     int fd;
-    size_t meta_bytes, total_bytes;
+    size_t meta_bytes, data_offset, data_bytes, file_bytes;
     char dir[PATH_MAX + 32];  /* DIR/ckpt-N.tmp */
     char file[PATH_MAX + 64]; /* .../pe-P.img */
     int number;
@@ -167,6 +173,11 @@ static void remove_checkpoint(const char *path)
     rmdir(path);
 }
 
+static size_t round_up(size_t bytes)
+{
+    return (bytes + IMAGE_ALIGN - 1) & ~(IMAGE_ALIGN - 1);
+}
+
 static void *flush_main(void *unused)
 {
     (void)unused;
@@ -174,9 +185,11 @@ static void *flush_main(void *unused)
     struct image_header *h = (struct image_header *)image;
     uint32_t crc = 0;
     flush.error = 0;
-    for (size_t at = flush.meta_bytes; at < flush.total_bytes;) {
-        size_t n = flush.total_bytes - at < FLUSH_PIECE ? flush.total_bytes - at : FLUSH_PIECE;
-        crc = pg_crc32c(crc, image + at, n);
+    size_t data_end = flush.data_offset + flush.data_bytes;
+    for (size_t at = flush.data_offset; at < flush.file_bytes;) {
+        size_t n = flush.file_bytes - at < FLUSH_PIECE ? flush.file_bytes - at : FLUSH_PIECE;
+        if (at < data_end) /* not the padding */
+            crc = pg_crc32c(crc, image + at, (at + n < data_end ? at + n : data_end) - at);
         ssize_t w = pwrite(flush.fd, image + at, n, (off_t)at);
         if (w <= 0) {
             flush.error = w < 0 ? errno : ENOSPC;
@@ -189,7 +202,7 @@ static void *flush_main(void *unused)
         h->data_crc = crc;
         h->meta_crc = 0;
         h->meta_crc = pg_crc32c(0, image, flush.meta_bytes);
-        if (pwrite(flush.fd, image, flush.meta_bytes, 0) != (ssize_t)flush.meta_bytes) {
+        if (pwrite(flush.fd, image, flush.data_offset, 0) != (ssize_t)flush.data_offset) {
             flush.error = errno ? errno : ENOSPC;
             flush.step = "write";
         } else if (fsync(flush.fd) != 0) {
@@ -319,7 +332,10 @@ int pg_ckpt_save(const char *call, const char *dir)
     }
     agree(call, failed);
     snprintf(flush.file, sizeof flush.file, "%s/pe-%d.img", flush.dir, pg_world.me);
-    flush.fd = open(flush.file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+    flush.fd = open(flush.file, flags | O_DIRECT, 0644);
+    if (flush.fd < 0 && errno == EINVAL) /* a file system without direct I/O (tmpfs) */
+        flush.fd = open(flush.file, flags, 0644);
     if (flush.fd < 0)
         snprintf(complaint, sizeof complaint, "cannot create %s: %s", flush.file, strerror(errno));
     /* Consistency: my operations are applied at their targets; after the agreement (a
@@ -330,26 +346,30 @@ int pg_ckpt_save(const char *call, const char *dir)
 
     struct image_entry *entries;
     size_t nentries = list_entries(call, &entries);
-    size_t meta = sizeof(struct image_header) + nentries * sizeof *entries, total = meta;
+    size_t meta = sizeof(struct image_header) + nentries * sizeof *entries, data = 0;
     for (size_t i = 0; i < nentries; i++)
-        total += entries[i].bytes;
-    if (total > image_capacity) {
+        data += entries[i].bytes;
+    size_t data_offset = round_up(meta), file_bytes = round_up(data_offset + data);
+    if (file_bytes > image_capacity) {
         free(image);
-        image = malloc(total);
-        image_capacity = image ? total : 0;
-        if (!image)
-            pg_fatal(call, "out of memory for a checkpoint image of %zu bytes", total);
+        image = NULL;
+        if (posix_memalign((void **)&image, IMAGE_ALIGN, file_bytes) != 0)
+            pg_fatal(call, "out of memory for a checkpoint image of %zu bytes", file_bytes);
+        image_capacity = file_bytes;
     }
+    memset(image + meta, 0, data_offset - meta);
+    memset(image + data_offset + data, 0, file_bytes - data_offset - data);
     struct image_header *h = (struct image_header *)image;
     *h = (struct image_header){.version = IMAGE_VERSION,
                                .npes = (uint32_t)pg_world.npes,
                                .pe = (uint32_t)pg_world.me,
                                .number = (uint32_t)number,
                                .nentries = nentries,
-                               .data_bytes = total - meta};
+                               .data_offset = data_offset,
+                               .data_bytes = data};
     memcpy(h->magic, IMAGE_MAGIC, sizeof h->magic);
     memcpy(h + 1, entries, nentries * sizeof *entries);
-    char *at = image + meta;
+    char *at = image + data_offset;
     for (size_t i = 0; i < nentries; i++) {
         memcpy(at, entry_memory(&entries[i]), entries[i].bytes);
         at += entries[i].bytes;
@@ -358,7 +378,9 @@ int pg_ckpt_save(const char *call, const char *dir)
     pg_sync_all();
 
     flush.meta_bytes = meta;
-    flush.total_bytes = total;
+    flush.data_offset = data_offset;
+    flush.data_bytes = data;
+    flush.file_bytes = file_bytes;
     flush.number = number;
     int rc = pthread_create(&flush.thread, NULL, flush_main, NULL);
     if (rc != 0)
@@ -485,6 +507,12 @@ int pg_ckpt_restore(const char *call, const char *dir)
                          "header and table)",
                          file, pg_world.me);
                 complaint = text;
+            } else if (h.data_offset < meta) {
+                snprintf(text, sizeof text,
+                         "%s, the image of PE %d, is corrupt (its data "
+                         "overlaps its table)",
+                         file, pg_world.me);
+                complaint = text;
             } else if (h.npes != (uint32_t)pg_world.npes || h.pe != (uint32_t)pg_world.me) {
                 snprintf(text, sizeof text, "%s was saved by PE %u of %u; this is PE %d of %d",
                          file, h.pe, h.npes, pg_world.me, pg_world.npes);
@@ -513,7 +541,7 @@ int pg_ckpt_restore(const char *call, const char *dir)
     /* Nobody may still be writing into the memory being restored. */
     pg_quiet(NULL);
     pg_sync_all();
-    off_t at = (off_t)(sizeof h + h.nentries * sizeof *saved);
+    off_t at = (off_t)h.data_offset;
     uint32_t crc = 0;
     for (size_t i = 0; i < nnow && !complaint; i++) {
         char *dest = entry_memory(&now[i]);

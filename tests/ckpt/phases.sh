@@ -130,7 +130,7 @@ corrupt)
     reference "$nodes"
     phase="data of PE 1 changed"
     cp -r "$work/ref" "$work/bad"
-    flip "$work/bad/ckpt-8/pe-1.img" -100
+    flip "$work/bad/ckpt-8/pe-1.img" 4100 # the data start at 4096
     run "$nodes" "$npes" TEST_CKPT_DIR="$work/bad" TEST_CKPT_RESTART=1
     expect_error "shmemx_restart: .*/ckpt-8/pe-1.img, the image of PE 1, is corrupt \(CRC32C 0x[0-9a-f]+ of its data"
     phase="header of PE $((npes - 1)) changed"
