@@ -594,4 +594,7 @@ void pg_ckpt_fini(void)
     finish_flush(call);
     if (quiesced) /* the finalize's own syncs need the network */
         pg_ckpt_resume(call);
+    free(image);
+    image = NULL;
+    image_capacity = 0;
 }
