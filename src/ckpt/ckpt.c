@@ -116,18 +116,18 @@ static void agree(const char *call, const char *complaint)
         pause(); /* the failing PE's exit ends this process */
 }
 
-/* The same number on every PE, or a complaint naming what. */
-static long long agree_on(const char *call, long long value, const char *what)
+/* The newest committed checkpoint in dir, the same on every PE (or the job stops). */
+static int agree_on_newest(const char *call, const char *dir, long long newest)
 {
     long long least, most;
-    pg_boot_minmax(&value, &least, &most, 1);
-    char complaint[256];
+    pg_boot_minmax(&newest, &least, &most, 1);
+    char complaint[PATH_MAX + 256];
     snprintf(complaint, sizeof complaint,
-             "the PEs see different %s (%lld and %lld): is it on "
-             "a file system every node shares?",
-             what, least, most);
+             "the PEs see different newest checkpoints in %s (%lld and %lld): is it on a file "
+             "system every node shares?",
+             dir, least, most);
     agree(call, least == most ? NULL : complaint);
-    return value;
+    return (int)newest;
 }
 
 /* The number of ckpt-N: N > 0, or 0 when name is not a committed checkpoint's. */
@@ -310,7 +310,7 @@ int pg_ckpt_save(const char *call, const char *dir)
     check_not_quiesced(call);
     finish_flush(call);
     if (next_number == 0)
-        next_number = (int)agree_on(call, newest_committed(dir), "newest checkpoints") + 1;
+        next_number = agree_on_newest(call, dir, newest_committed(dir)) + 1;
     int number = next_number++;
 
     /* Few collective steps, each a synchronization of the job: the directory and the locks,
@@ -462,7 +462,7 @@ int pg_ckpt_restore(const char *call, const char *dir)
     check_path(call, dir);
     check_not_quiesced(call);
     finish_flush(call);
-    int number = (int)agree_on(call, newest_committed(dir), "newest checkpoints");
+    int number = agree_on_newest(call, dir, newest_committed(dir));
     if (number == 0)
         return 0;
     char path[PATH_MAX + 32], file[PATH_MAX + 64], text[2 * PATH_MAX + 256];
