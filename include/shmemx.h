@@ -1,9 +1,9 @@
 /* Pangea: OpenSHMEM extensions, all with the shmemx_ / SHMEMX_ prefix (§0: shmemx.h must exist).
  *
- * Every name here is a source-compatibility extension for programs written against Sandia
+ * Most names here are source-compatibility extensions for programs written against Sandia
  * OpenSHMEM (SOS): the shmemx_ spellings SOS used before 1.6 standardized the calls, SOS's node
  * team and allocation hint, and its performance counters. Typed families expand from the type
- * tables of pangea_shmem_tables.h. */
+ * tables of pangea_shmem_tables.h. Pangea's own: checkpoint/restart (docs/checkpoint.md). */
 #ifndef PANGEA_SHMEMX_H
 #define PANGEA_SHMEMX_H
 
@@ -123,6 +123,33 @@ PANGEA_X_PCNTR(completed_target)
 #undef PANGEA_X_PCNTR
 void shmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t *pcntr);
 void pshmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t *pcntr);
+
+/* ---- Checkpoint/restart of the PGAS state (docs/checkpoint.md) --------------------------- */
+
+/* Private (non-symmetric) memory, or static data, to save and restore with the symmetric
+ * allocations; regions are matched by the order of registration. Local. 0 on success. */
+int shmemx_ckpt_register(void *addr, size_t bytes);
+/* Collective over all PEs: saves every live symmetric allocation (the shmem heap and ARMCI
+ * memory, group allocations included) and the registered regions as checkpoint N in dir
+ * (created if missing; N is one more than the last). Returns 0 once this PE's image is in its
+ * memory; a thread writes it to dir while the program goes on, and the next checkpoint,
+ * restart, quiesce or finalize commits it. */
+int shmemx_checkpoint(const char *dir);
+/* Collective, after shmem_init and the same symmetric allocations and registrations as the
+ * saving run: restores the newest complete checkpoint of dir and returns its number (1, 2,
+ * ...), or 0 when dir holds no complete checkpoint. */
+int shmemx_restart(const char *dir);
+/* Collective hooks for a transparent process checkpointer: quiesce completes all traffic and
+ * closes the network endpoints; resume reopens them. In between only PEs of the same node can
+ * be reached. */
+void shmemx_ckpt_quiesce(void);
+void shmemx_ckpt_resume(void);
+
+int pshmemx_ckpt_register(void *addr, size_t bytes);
+int pshmemx_checkpoint(const char *dir);
+int pshmemx_restart(const char *dir);
+void pshmemx_ckpt_quiesce(void);
+void pshmemx_ckpt_resume(void);
 
 #ifdef __cplusplus
 }

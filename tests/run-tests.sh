@@ -19,6 +19,9 @@
 #   expect=status:N      the job must exit with status N
 #   only-nodes=K         the line runs only in a pass across K emulated nodes
 #   within=S             the job must end within S seconds (2S in a pass across nodes)
+#   driver=SCRIPT        run tests/SCRIPT BUILD_DIR NPES NODES PROGRAM instead of the job: a
+#                        test in several jobs (checkpoint/restart: tests/ckpt/phases.sh), which
+#                        launches them itself and prints "PASS NAME" when all did their part
 # Without expect=, the job must exit 0 and print "PASS NAME", or "SKIP NAME: why" when this
 # machine lacks what the run tests (it is counted as skipped, not passed).
 #
@@ -112,6 +115,7 @@ while read -r name npes rest; do
     shm_check=0
     only_nodes=""
     within=""
+    driver=""
     bad=""
     read -ra tokens <<<"$rest" # no globbing: regexes contain '*'
     for tok in "${tokens[@]}"; do
@@ -122,6 +126,7 @@ while read -r name npes rest; do
         check-shm) shm_check=1 ;;
         only-nodes=*) only_nodes=${tok#only-nodes=} ;;
         within=*) within=${tok#within=} ;;
+        driver=*) driver=${tok#driver=} ;;
         [A-Za-z_]*=*)
             envs+=("$tok")
             suffix+="-${tok#*=}"
@@ -160,6 +165,7 @@ while read -r name npes rest; do
         launch=(env NETNS_TIMEOUT=$((limit - 5)) "$here/netns/netns-run.sh" "$k"
             $(((npes + k - 1) / k)) --)
     fi
+    [ -n "$driver" ] && launch=("$here/$driver" "$build" "$npes" "$nodes")
     env "${envs[@]}" timeout -k 10 "$limit" "${launch[@]}" "$exe" \
         >"$log" 2>&1 </dev/null
     rc=$?

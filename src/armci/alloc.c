@@ -35,12 +35,14 @@ void pg_armci_memory_init(void)
                  "(raise SHMEM_SYMMETRIC_SIZE or lower PANGEA_ARMCI_GROUP_HEAP)",
                  size);
     pg_arena_setup(&group_arena, group_region, group_region ? size : 0);
+    pg_mem_sub_arena(&group_arena);
     pg_armci_notify_init();
 }
 
 void pg_armci_memory_fini(void)
 {
     pg_armci_notify_fini();
+    pg_mem_sub_arena(NULL);
     pg_arena_release(&group_arena);
     pg_heap_free(group_region);
     group_region = NULL;

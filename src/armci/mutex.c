@@ -133,6 +133,7 @@ void ARMCIX_Lock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)
         pg_wait_step(&w);
     pg_wait_end(&w);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    pg_lock_held_note("ARMCI_Lock", 1);
 }
 
 /* Takes the mutex only when nobody holds or waits for it: 0 when taken, 1 otherwise. */
@@ -145,6 +146,7 @@ int ARMCIX_Trylock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)
     if (drawn != serving)
         return 1;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    pg_lock_held_note("ARMCIX_Trylock_hdl", 1);
     return 0;
 }
 
@@ -154,6 +156,7 @@ void ARMCIX_Unlock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)
     int owner;
     struct ticket_lock *lock = lock_of("ARMCI_Unlock", hdl, mutex, proc, &owner);
     pg_armci_all_fence();
+    pg_lock_held_note(NULL, -1);
     pg_amo_nbi(&pg_armci_ctx, &lock->serving, owner, PG_AMO_ADD, 8, 1, 0, NULL);
 }
 

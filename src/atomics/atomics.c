@@ -83,6 +83,7 @@ void pg_lock_set(long *lock)
     uint32_t me = (uint32_t)pg_world.me + 1;
     uint32_t *node = node_of(lock);
     uint32_t pred = (uint32_t)pg_amo(tail_of(lock), LOCK_HOME, PG_AMO_SWAP, 4, me, 0);
+    pg_lock_held_note("shmem_set_lock", 1);
     if (pred == 0)
         return;
     pg_amo_nbi(NULL, node, (int)pred - 1, PG_AMO_OR, 4, me, 0, NULL);
@@ -93,12 +94,16 @@ void pg_lock_set(long *lock)
 int pg_lock_test(long *lock)
 {
     uint32_t me = (uint32_t)pg_world.me + 1;
-    return pg_amo(tail_of(lock), LOCK_HOME, PG_AMO_CSWAP, 4, me, 0) == 0 ? 0 : 1;
+    if (pg_amo(tail_of(lock), LOCK_HOME, PG_AMO_CSWAP, 4, me, 0) != 0)
+        return 1;
+    pg_lock_held_note("shmem_test_lock", 1);
+    return 0;
 }
 
 void pg_lock_clear(long *lock)
 {
     pg_quiet(NULL);
+    pg_lock_held_note(NULL, -1);
     uint32_t me = (uint32_t)pg_world.me + 1;
     uint32_t *node = node_of(lock);
     if (!has_successor(node)) {
@@ -109,4 +114,21 @@ void pg_lock_clear(long *lock)
     uint32_t next = __atomic_load_n(node, __ATOMIC_ACQUIRE) & SUCCESSOR_MASK;
     __atomic_store_n(node, 0, __ATOMIC_RELAXED);
     pg_amo_nbi(NULL, node, (int)next - 1, PG_AMO_OR, 4, GRANTED, 0, NULL);
+}
+
+/* Held locks, counted for the checkpoint's check (one atomic add per acquire and release). */
+static long locks_held;
+static const char *last_taken_by;
+
+void pg_lock_held_note(const char *call, int delta)
+{
+    if (call)
+        __atomic_store_n(&last_taken_by, call, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&locks_held, delta, __ATOMIC_RELAXED);
+}
+
+long pg_locks_held(const char **taken_by)
+{
+    *taken_by = __atomic_load_n(&last_taken_by, __ATOMIC_RELAXED);
+    return __atomic_load_n(&locks_held, __ATOMIC_RELAXED);
 }

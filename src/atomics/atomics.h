@@ -27,4 +27,10 @@ void pg_lock_set(long *lock);
 int pg_lock_test(long *lock); /* 0: acquired, 1: held by another */
 void pg_lock_clear(long *lock);
 
+/* The locks and mutexes this PE holds (OpenSHMEM locks, ARMCI mutexes): every acquire notes +1
+ * naming its call, every release -1 (NULL call). pg_locks_held returns the count and the call
+ * that took the last one; a checkpoint refuses to save while the count is not 0. */
+void pg_lock_held_note(const char *call, int delta);
+long pg_locks_held(const char **taken_by);
+
 #endif

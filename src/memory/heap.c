@@ -224,3 +224,36 @@ int pg_heap_object(const void *addr, char **start, size_t *len)
 {
     return pg_arena_object(&sym_heap, addr, start, len);
 }
+
+static const struct pg_arena *sub_arena;
+
+void pg_mem_sub_arena(const struct pg_arena *a)
+{
+    sub_arena = a;
+}
+
+/* Appends the live objects of a to out (up to max), counting all of them in *n. */
+static void list_objects(const struct pg_arena *a, int in_sub, struct pg_mem_object *out,
+                         size_t max, size_t *n)
+{
+    size_t base = (size_t)(a->base - sym_heap.base);
+    for (size_t i = 0; i < a->nblocks; i++) {
+        const struct pg_arena_block *b = &a->blocks[i];
+        if (!b->used)
+            continue;
+        if (!in_sub && sub_arena && sub_arena->base && a->base + b->off == sub_arena->base) {
+            list_objects(sub_arena, 1, out, max, n);
+            continue;
+        }
+        if (*n < max)
+            out[*n] = (struct pg_mem_object){base + b->off, b->requested, in_sub};
+        ++*n;
+    }
+}
+
+size_t pg_mem_objects(struct pg_mem_object *out, size_t max)
+{
+    size_t n = 0;
+    list_objects(&sym_heap, 0, out, max, &n);
+    return n;
+}

@@ -134,6 +134,21 @@ void pg_arena_free(struct pg_arena *a, void *ptr);
 /* Bounds of the live object containing addr: 0 and start/len, or -1. */
 int pg_arena_object(const struct pg_arena *a, const void *addr, char **start, size_t *len);
 
+/* An arena a front-end runs over a block of the symmetric heap (ARMCI's group allocations) is
+ * made known here, so that pg_mem_objects lists its objects instead of the whole block; NULL
+ * forgets it. One at a time. */
+void pg_mem_sub_arena(const struct pg_arena *a);
+
+/* The live symmetric allocations of this PE, in address order: heap objects (an arena's block
+ * replaced by the arena's own objects), each as its offset in the heap segment and the bytes
+ * the program asked for. Writes at most max entries, returns how many there are (a checkpoint
+ * saves them, a restart checks that the program made the same). */
+struct pg_mem_object {
+    size_t offset, len;
+    int in_sub_arena; /* 1: an object of the front-end's arena */
+};
+size_t pg_mem_objects(struct pg_mem_object *out, size_t max);
+
 /* Hands [base, base+size) to the heap allocator, all free (segment setup and unit tests). */
 void pg_heap_setup(char *base, size_t size);
 

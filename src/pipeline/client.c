@@ -154,6 +154,16 @@ static struct {
     struct pg_ds_bounce bounce; /* a reply that landed misaligned, copied */
 } c = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* Every request takes the client's lock here. After pg_pipe_suspend closed the links, a request
+ * is the program's error. */
+static void lock_for_request(void)
+{
+    pthread_mutex_lock(&c.lock);
+    if (!c.links)
+        pg_fatal("off-node request", "the network is closed: between shmemx_ckpt_quiesce and "
+                                     "shmemx_ckpt_resume only PEs of the same node can be reached");
+}
+
 static struct block *block_at(size_t at)
 {
     return (struct block *)(c.region + at);
@@ -704,7 +714,7 @@ static void send_shaped(struct pg_pipe_completion *cc, int pe, struct pg_ds_head
 {
     size_t total = shape_bytes(shape);
     int node = pg_world.node_of[pe];
-    pthread_mutex_lock(&c.lock);
+    lock_for_request();
     for (size_t position = 0; position < total;) {
         size_t n = total - position < c.chunk ? total - position : c.chunk;
         struct pg_ds_header h = *proto;
@@ -762,7 +772,7 @@ static int direct_worthwhile(int pe, int seg, const struct pg_strided *shape)
     if (shape->levels || !pg_cfg.direct_rma_threshold ||
         shape->count[0] < (size_t)pg_cfg.direct_rma_threshold)
         return 0;
-    pthread_mutex_lock(&c.lock);
+    lock_for_request();
     int registered = region_of(pe, seg)->registered & 1;
     pthread_mutex_unlock(&c.lock);
     return registered;
@@ -799,7 +809,7 @@ static void *local_desc(void *buf, size_t len, struct pg_net_mr **temporary)
 static void direct(int write, int pe, int seg, size_t offset, void *buf, size_t len)
 {
     int node = pg_world.node_of[pe];
-    pthread_mutex_lock(&c.lock);
+    lock_for_request();
     const struct pg_ds_region *r = region_of(pe, seg);
     flush_batch(node);
     if (!node_drained(&node))
@@ -827,7 +837,7 @@ static void batch_put(struct pg_pipe_completion *cc, int pe, int seg, size_t off
     int node = pg_world.node_of[pe];
     struct batch *b = &c.batches[node];
     size_t need = pg_ds_record_bytes(n);
-    pthread_mutex_lock(&c.lock);
+    lock_for_request();
     while (b->sending || (b->used && (b->cc != cc || b->used + need > c.batch_bytes)))
         flush_batch(node);
     if (!b->used && c.nopen >= BATCHES_KEPT)
@@ -966,7 +976,7 @@ void pg_pipe_get_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offs
         direct(0, pe, seg, offset, dest, len);
         return;
     }
-    pthread_mutex_lock(&c.lock);
+    lock_for_request();
     request_windows(cc, NULL, pe, seg, offset, dest, &contiguous);
     pthread_mutex_unlock(&c.lock);
 }
@@ -978,7 +988,7 @@ void pg_pipe_get(int pe, int seg, size_t offset, void *dest, const struct pg_str
         return;
     }
     struct call call = {.remaining = shape_bytes(shape)};
-    pthread_mutex_lock(&c.lock);
+    lock_for_request();
     request_windows(NULL, &call, pe, seg, offset, dest, shape);
     wait_until(get_done, &call);
     pthread_mutex_unlock(&c.lock);
@@ -997,7 +1007,7 @@ static void send_vector(struct pg_pipe_completion *cc, int pe, struct pg_ds_head
 {
     size_t batch = vector_batch(bytes, c.chunk);
     int node = pg_world.node_of[pe];
-    pthread_mutex_lock(&c.lock);
+    lock_for_request();
     for (size_t first = 0; first < count;) {
         size_t k = count - first < batch ? count - first : batch;
         size_t desc_bytes = 8 * (2 + k), n = k * bytes;
@@ -1067,7 +1077,7 @@ void pg_pipe_get_vector(int pe, int seg, const uint64_t *remote, void *const *lo
     size_t batch = vector_batch(bytes, c.chunk);
     uint64_t desc[2 + VECTOR_BATCH_MAX];
     struct call call = {.remaining = count * bytes};
-    pthread_mutex_lock(&c.lock);
+    lock_for_request();
     for (size_t first = 0; first < count;) {
         size_t k = count - first < batch ? count - first : batch;
         struct pg_ds_header h = {
@@ -1114,7 +1124,7 @@ uint64_t pg_pipe_amo(int pe, int seg, size_t offset, int op, size_t width, uint6
                      uint64_t compare)
 {
     struct call call = {0};
-    pthread_mutex_lock(&c.lock);
+    lock_for_request();
     send_amo(pe, seg, offset, op, width, value, compare, NULL, take_pending(&call));
     wait_until(amo_done, &call);
     pthread_mutex_unlock(&c.lock);
@@ -1124,7 +1134,7 @@ uint64_t pg_pipe_amo(int pe, int seg, size_t offset, int op, size_t width, uint6
 void pg_pipe_amo_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, int op,
                      size_t width, uint64_t value, uint64_t compare, void *fetch)
 {
-    pthread_mutex_lock(&c.lock);
+    lock_for_request();
     struct pending *p = NULL;
     if (fetch) {
         p = take_pending(NULL);
@@ -1319,6 +1329,7 @@ void pipe_client_close(void)
     free(c.server_pe);
     free(c.node_size);
     c.ep = NULL;
+    c.links = NULL; /* closed: lock_for_request tells a request so */
     c.region_mr = NULL;
     memset(c.own_mr, 0, sizeof c.own_mr);
 }

@@ -9,6 +9,8 @@
 #include <string.h>
 
 static int network_up;
+/* Set while the endpoints are closed by pg_pipe_suspend, until pg_pipe_resume. */
+static int suspended;
 
 /* A server sizes its pool and grants by its own settings and clients send by theirs, so every
  * PE must run with the same ones (a tuning file applied on some hosts only would break it). */
@@ -127,15 +129,29 @@ void pg_pipe_fini(void)
     my_regions = NULL; /* the internal area is reset with the heap */
 }
 
-int pg_pipe_restart(void)
+void pg_pipe_suspend(void)
 {
     if (!network_up)
-        return 0; /* one node: the pipeline settings are not used */
+        return; /* one node: there are no endpoints */
     pg_pipe_quiet(NULL);
     pg_boot_barrier();
     close_endpoints();
+    suspended = 1;
+}
+
+void pg_pipe_resume(void)
+{
+    if (!suspended)
+        return;
+    suspended = 0;
     check_same_settings();
     pg_ds_check_pool();
     open_endpoints();
+}
+
+int pg_pipe_restart(void)
+{
+    pg_pipe_suspend();
+    pg_pipe_resume();
     return 0;
 }

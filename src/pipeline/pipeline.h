@@ -18,6 +18,12 @@ void pg_pipe_fini(void);
  * Collective over all PEs, with no other thread in the library; for pangea-tune, which
  * compares settings within one job. Returns 0. */
 int pg_pipe_restart(void);
+/* The two halves of pg_pipe_restart, for a checkpointer that saves the process in between:
+ * suspend quiets everything and closes the endpoints and the server (an off-node request
+ * before the resume is an error that names it); resume reopens them. Both collective, with no
+ * other thread in the library; nothing to do on one node. */
+void pg_pipe_suspend(void);
+void pg_pipe_resume(void);
 
 /* Requests. seg/offset locate the remote object (see pg_mem_locate) on pe's node.
  *

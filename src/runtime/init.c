@@ -1,6 +1,7 @@
 /* Lifecycle: brings the modules up in dependency order and down in reverse. */
 #include "runtime.h"
 
+#include "ckpt/ckpt.h"
 #include "coll/coll.h"
 #include "memory/memory.h"
 #include "onesided/onesided.h"
@@ -102,6 +103,7 @@ void pg_runtime_fini(void)
 {
     if (init_count == 0)
         return;
+    pg_ckpt_fini();
     pg_quiet(NULL);
     if (init_count > 1) { /* not the last: a barrier, as the spec says */
         pg_sync_all();

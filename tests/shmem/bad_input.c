@@ -17,8 +17,13 @@
  *   static_local_bounds  after a put of the last 2 longs of a function's `static long y[4]`,
  *                        one of 3 from the same place      shmem_long_put ... static object
  *   align_zero    shmem_align(0, 64): 0 is not a power of two (1 is the smallest valid value)
- *   align_three   shmem_align(3, 64): the first invalid value above 1, 2 */
+ *   align_three   shmem_align(3, 64): the first invalid value above 1, 2
+ *   ckpt_dir_null       shmemx_checkpoint(NULL)        (checked always, like the rest of
+ *   ckpt_register_null  shmemx_ckpt_register(NULL, 16)  the checkpoint calls' arguments)
+ *   ckpt_resume         shmemx_ckpt_resume without a quiesce */
 #include "check.h"
+
+#include <shmemx.h>
 
 static long static_four[4];
 
@@ -67,6 +72,12 @@ int main(void)
             aligned = shmem_align(0, 64);
         } else if (strcmp(mode, "align_three") == 0) {
             aligned = shmem_align(3, 64);
+        } else if (strcmp(mode, "ckpt_dir_null") == 0) {
+            shmemx_checkpoint(NULL);
+        } else if (strcmp(mode, "ckpt_register_null") == 0) {
+            shmemx_ckpt_register(NULL, 16);
+        } else if (strcmp(mode, "ckpt_resume") == 0) {
+            shmemx_ckpt_resume();
         } else {
             fprintf(stderr, "TEST_BAD=%s: unknown mode\n", mode);
             shmem_global_exit(2);
