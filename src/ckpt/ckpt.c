@@ -406,8 +406,9 @@ static const char *compare_entries(const struct image_entry *saved, size_t nsave
             return text;
         }
     }
-    for (size_t i = 0; i < nsaved; i++) {
+    for (size_t i = 0, of_kind[ENTRY_REGISTERED + 1] = {0}; i < nsaved; i++) {
         const struct image_entry *s = &saved[i], *n = &now[i];
+        size_t index = of_kind[n->kind]++; /* the message counts each kind on its own */
         if (s->kind != n->kind || s->where != n->where || s->bytes != n->bytes) {
             if (n->kind == ENTRY_REGISTERED)
                 snprintf(text, size,
@@ -419,7 +420,7 @@ static const char *compare_entries(const struct image_entry *saved, size_t nsave
                 snprintf(text, size,
                          "%s %zu is %llu bytes at heap offset %llu in the checkpoint, "
                          "%llu bytes at offset %llu in this program",
-                         kind_name[n->kind], i, (unsigned long long)s->bytes,
+                         kind_name[n->kind], index, (unsigned long long)s->bytes,
                          (unsigned long long)s->where, (unsigned long long)n->bytes,
                          (unsigned long long)n->where);
             return text;
