@@ -169,7 +169,7 @@ ARMCI_MPI_BENCH := $(if $(DEBIAN_ARMCI_H),$(BUILD)/perf/armci_bench_armci_mpi)
 OSHMEM_CC       := $(if $(wildcard /usr/lib/x86_64-linux-gnu/openmpi/include/shmem.h),/usr/bin/oshcc)
 OSHMEM_BENCH    := $(if $(OSHMEM_CC),$(BUILD)/perf/startup_bench_oshmem)
 bench: $(BENCHES) $(ARMCI_MPI_BENCH) $(OSHMEM_BENCH)
-$(BUILD)/perf/%: perf/%.c $(SHLIB)
+$(BUILD)/perf/%: perf/%.c $(SHLIB) $(wildcard perf/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -O3 $< -o $@ $(PROG_LIBS)
 

@@ -99,8 +99,10 @@ int pg_mem_newest_part(void);
 static inline int pg_mem_locate(const void *addr, size_t len, size_t *offset)
 {
     for (int s = 0; s < PG_SEG_COUNT; s++) {
+        /* The heap's size grows under another thread of the process (a plain load on x86). */
+        size_t size = __atomic_load_n(&pg_segments[s].size, __ATOMIC_RELAXED);
         size_t off = (size_t)((const char *)addr - pg_segments[s].base);
-        if (off < pg_segments[s].size && len <= pg_segments[s].size - off) {
+        if (off < size && len <= size - off) {
             *offset = off;
             return s;
         }

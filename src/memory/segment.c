@@ -329,14 +329,14 @@ static int map_peers(int seg, const struct object_ref *mine, size_t align, int k
     return status;
 }
 
-/* Appends to why the state of the hugetlb pool, which a heap of size bytes could not have. */
+/* Appends to why the state of the hugetlb pool, which size bytes of heap could not have. */
 static void add_hugetlb_pool(size_t size, char *why, size_t len)
 {
     struct pg_page_probe p;
     pg_pages_probe(&p);
     size_t used = strlen(why);
     snprintf(why + used, len - used,
-             "; a heap takes %zu hugetlb pages of %zu kB, %ld can be had (HugePages_Free %ld, "
+             "; that takes %zu hugetlb pages of %zu kB, %ld can be had (HugePages_Free %ld, "
              "HugePages_Rsvd %ld, nr_overcommit_hugepages %ld; /proc/sys/vm/nr_hugepages sets "
              "the pool)",
              size / p.hugetlb_size, p.hugetlb_size >> 10, pg_pages_hugetlb_room(&p), p.hugetlb_free,
