@@ -4,7 +4,9 @@
  * heap of huge pages is a memfd of the same name and mode, which the node's PEs open through
  * /proc/PID/fd of its creator: hugetlb pages then need no hugetlbfs mount, and transparent
  * huge pages follow the kernel's shmem_enabled policy (a /dev/shm object follows the huge=
- * option of that mount instead, which is rarely set). */
+ * option of that mount instead, which is rarely set). The owner of a heap keeps its descriptor,
+ * to grow the object; every mapping of a heap spans the address range of its maximum, so the
+ * grown part is reached through the mappings that exist. */
 #define _GNU_SOURCE
 #include "memory.h"
 
