@@ -9,9 +9,11 @@
  * of a 512-column array, one stride level), put, get and accumulate (scale 1), each ended by
  * ARMCI_Fence for the remote completion. Then the ARMCI_Rmw fetch-and-add latency, and the
  * accumulate throughput of up to 4 processes (0..3, process 0 included) hitting process 0 at
- * once with 64x64 strided patches. Every figure is the best of REPEATS runs (the machine is
+ * once with 64x64 strided patches, and the armci_msg_* barrier, reductions and broadcast that
+ * Global Arrays calls in its loops. Every figure is the best of REPEATS runs (the machine is
  * shared). Columns: operation, shape, patch, microseconds per operation, MB/s (10^6 bytes). */
 #include <armci.h>
+#include <message.h>
 #include <mpi.h>
 
 #include <stdio.h>
@@ -137,6 +139,38 @@ static void contended_acc(void)
     }
 }
 
+/* The armci_msg_* calls Global Arrays makes in its loops (GA_Sync, GA_Dgop, GA_Brdcst):
+ * microseconds per call, over all processes. */
+static void message_calls(void)
+{
+    enum { ITERS = 2000, LONG = 1000 };
+    static double values[LONG];
+    static const char *const names[] = {"barrier", "dgop 1", "dgop 1000", "bcast 8"};
+    for (int which = 0; which < 4; which++) {
+        double best = 1e30;
+        for (int r = 0; r < REPEATS; r++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            for (int k = 0; k < ITERS; k++) {
+                if (which == 0)
+                    armci_msg_barrier();
+                else if (which == 1)
+                    armci_msg_dgop(values, 1, "+");
+                else if (which == 2)
+                    armci_msg_dgop(values, LONG, "max");
+                else
+                    armci_msg_bcast(values, 8, 0);
+            }
+            double t = MPI_Wtime() - t0;
+            MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            best = t < best ? t : best;
+        }
+        if (me == 0)
+            printf("%-4s %-7s %-9s %10.2f %10s\n", "msg", names[which], "", best / ITERS * 1e6,
+                   "-");
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -156,6 +190,7 @@ int main(int argc, char **argv)
     transfers();
     rmw_latency();
     contended_acc();
+    message_calls();
     ARMCI_Barrier();
     ARMCI_Free_local(local);
     ARMCI_Free(base[me]);

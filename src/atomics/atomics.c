@@ -72,9 +72,10 @@ static int has_successor(const void *node)
 
 static void wait_local(const uint32_t *node, int (*done)(const void *))
 {
-    struct pg_waiter w = {0};
+    struct pg_waiter w = {.watch = pg_api_call ? pg_api_call : "lock"};
     while (!done(node))
         pg_wait_step(&w);
+    pg_wait_end(&w);
 }
 
 void pg_lock_set(long *lock)

@@ -82,6 +82,10 @@ void pg_team_destroy(struct pangea_team *team);
  * RMA by itself (barrier = quiet + sync). */
 void pg_team_sync(struct pangea_team *team);
 void pg_sync_all(void);
+/* The sync of the last finalize: this PE is gone for good. It pairs only with the others'
+ * departures; a PE waiting for this one in a collective, or this one for a PE in a collective,
+ * ends the job with a message naming the other, and the hang watch counts this PE as gone. */
+void pg_coll_depart(void);
 
 /* Data collectives. dest (and source, where a peer reads it) are symmetric. Sizes in bytes.
  * broadcast: root's source to every member's dest; the root's own dest too when
@@ -101,6 +105,24 @@ void pg_coll_alltoalls(struct pangea_team *team, void *dest, const void *source,
 
 /* acc[k] = acc[k] OP in[k] for k < count, in the type and operation of the reduction. */
 typedef void (*pg_combine_fn)(void *acc, const void *in, size_t count);
+/* PG_DEF_COMBINE(TYPE, TYPENAME, OP) defines the static pg_combine_fn combine_TYPENAME_OP, for
+ * a front-end to instantiate for the types and operators it offers (OP: and, or, xor, max,
+ * min, sum, prod). */
+#define PG_OP_and(a, b) ((a) & (b))
+#define PG_OP_or(a, b) ((a) | (b))
+#define PG_OP_xor(a, b) ((a) ^ (b))
+#define PG_OP_max(a, b) ((a) > (b) ? (a) : (b))
+#define PG_OP_min(a, b) ((a) < (b) ? (a) : (b))
+#define PG_OP_sum(a, b) ((a) + (b))
+#define PG_OP_prod(a, b) ((a) * (b))
+#define PG_DEF_COMBINE(TYPE, TYPENAME, OP)                                         \
+    static void combine_##TYPENAME##_##OP(void *acc, const void *in, size_t count) \
+    {                                                                              \
+        TYPE *a = acc;                                                             \
+        const TYPE *b = in;                                                        \
+        for (size_t i = 0; i < count; i++)                                         \
+            a[i] = (TYPE)PG_OP_##OP(a[i], b[i]);                                   \
+    }
 /* Element-wise reduction of every member's source into every member's dest; dest == source
  * (in place) is allowed. Every member combines the contributions in team order, so floating
  * point results are identical on all members. */

@@ -53,6 +53,23 @@ void pg_coll_put_notify(const struct pangea_team *team, void *dest, const void *
                         int pe);
 /* Waits for `count` more signals of the team's channel from world PE pe, and takes them. */
 void pg_coll_wait(const struct pangea_team *team, int pe, uint64_t count);
+/* A PE's last finalize signals in units of PG_COLL_DEPART_UNIT, so that a collective it will
+ * never join cannot take its departure for one of the collective's own signals: a waiter that
+ * gets the other kind than it waits for ends the job, naming the PE. */
+#define PG_COLL_DEPART_UNIT ((uint64_t)1 << 32)
+void pg_coll_notify_units(const struct pangea_team *team, int pe, uint64_t unit);
+void pg_coll_wait_units(const struct pangea_team *team, int pe, uint64_t count, uint64_t unit);
+/* The world team, on the world channel (the library's own syncs). */
+const struct pangea_team *pg_coll_world(void);
+/* The sync, in signals of `unit` (1, or PG_COLL_DEPART_UNIT). */
+void pg_team_sync_units(const struct pangea_team *team, uint64_t unit);
+
+/* The hang watch (watch.c): set up by pg_coll_init once the channels are, stopped by
+ * pg_coll_fini; depart counts this PE as gone from its node. */
+size_t pg_watch_bytes(void); /* of internal symmetric memory */
+void pg_watch_init(void);
+void pg_watch_fini(void);
+void pg_watch_depart(void);
 
 /* A member's copy of the symmetric range [addr, addr+len): a pointer into it when the member
  * is on my node (or me), else the bytes fetched into tmp. */

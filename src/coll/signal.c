@@ -102,7 +102,8 @@ static size_t arena_bytes(size_t npes)
 size_t pg_coll_internal_bytes(size_t npes, size_t max_local)
 {
     return 2 * channel_bytes(npes, FIXED_SLOT_BUDGET) +
-           channel_bytes(max_local, FIXED_SLOT_BUDGET) + arena_bytes(npes);
+           channel_bytes(max_local, FIXED_SLOT_BUDGET) + arena_bytes(npes) +
+           round64(pg_watch_bytes());
 }
 
 size_t pg_coll_table_bytes(size_t npes, size_t max_local)
@@ -166,11 +167,13 @@ int pg_coll_init(void)
     if (pg_team_init(&world, 0, 1, pg_world.npes) != 0)
         return -1;
     pg_ctx_init(&pg_coll_ctx, &world, 0, PG_COUNT_OFF);
+    pg_watch_init();
     return 0;
 }
 
 void pg_coll_fini(void)
 {
+    pg_watch_fini();
     pg_ctx_fini(&pg_coll_ctx);
     pg_team_fini(&world);
     memset(fixed, 0, sizeof fixed);
@@ -180,6 +183,11 @@ void pg_coll_fini(void)
 void pg_sync_all(void)
 {
     pg_team_sync(&world);
+}
+
+const struct pangea_team *pg_coll_world(void)
+{
+    return &world;
 }
 
 size_t pg_coll_index(const struct pangea_team *team, int pe)
@@ -207,14 +215,19 @@ static uint64_t *my_flag_at(const struct pangea_team *team)
     return &team->channel->flag[pg_coll_index(team, pg_world.me)];
 }
 
-void pg_coll_notify(const struct pangea_team *team, int pe)
+void pg_coll_notify_units(const struct pangea_team *team, int pe, uint64_t unit)
 {
     uint64_t *flag = my_flag_at(team);
     uint64_t *peer = pg_mem_peer_ptr(flag, pe);
     if (peer)
-        __atomic_fetch_add(peer, 1, __ATOMIC_RELEASE);
+        __atomic_fetch_add(peer, unit, __ATOMIC_RELEASE);
     else
-        pg_amo_nbi(&pg_coll_ctx, flag, pe, PG_AMO_ADD, sizeof *flag, 1, 0, NULL);
+        pg_amo_nbi(&pg_coll_ctx, flag, pe, PG_AMO_ADD, sizeof *flag, unit, 0, NULL);
+}
+
+void pg_coll_notify(const struct pangea_team *team, int pe)
+{
+    pg_coll_notify_units(team, pe, 1);
 }
 
 void pg_coll_put_notify(const struct pangea_team *team, void *dest, const void *src, size_t len,
@@ -223,13 +236,43 @@ void pg_coll_put_notify(const struct pangea_team *team, void *dest, const void *
     pg_put_signal(&pg_coll_ctx, dest, src, len, my_flag_at(team), 1, PG_SIGNAL_ADD, pe);
 }
 
-void pg_coll_wait(const struct pangea_team *team, int pe, uint64_t count)
+/* The other kind of signal arrived from pe: it is in a collective this PE will never join (or
+ * has left one this PE waits in). Both ends of the mismatch see it and say so. */
+static void mismatch(int pe, uint64_t unit)
+{
+    const char *call = pg_api_call ? pg_api_call : "collective";
+    if (unit == 1)
+        pg_fatal(call,
+                 "PE %d has left (shmem_finalize or ARMCI_Finalize, or an exit without it) "
+                 "while this PE waits for it in a collective; ending the job",
+                 pe);
+    pg_fatal(call,
+             "PE %d is in a collective over all PEs that this PE, finalizing, will never "
+             "join; ending the job",
+             pe);
+}
+
+void pg_coll_wait_units(const struct pangea_team *team, int pe, uint64_t count, uint64_t unit)
 {
     uint64_t *flag = &team->channel->flag[pg_coll_index(team, pe)];
-    struct pg_waiter w = {0};
-    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < count)
+    /* A departing PE does not count as blocked: it is gone. */
+    struct pg_waiter w = {.watch = unit != 1 ? NULL : pg_api_call ? pg_api_call : "collective"};
+    for (;;) {
+        uint64_t seen = __atomic_load_n(flag, __ATOMIC_ACQUIRE);
+        uint64_t collective = seen % PG_COLL_DEPART_UNIT, departures = seen / PG_COLL_DEPART_UNIT;
+        if ((unit == 1 ? collective : departures) >= count)
+            break;
+        if (unit == 1 ? departures : collective)
+            mismatch(pe, unit);
         pg_wait_step(&w);
-    __atomic_fetch_sub(flag, count, __ATOMIC_RELAXED);
+    }
+    pg_wait_end(&w);
+    __atomic_fetch_sub(flag, count * unit, __ATOMIC_RELAXED);
+}
+
+void pg_coll_wait(const struct pangea_team *team, int pe, uint64_t count)
+{
+    pg_coll_wait_units(team, pe, count, 1);
 }
 
 const void *pg_coll_fetch(const void *addr, size_t len, int pe, void *tmp)

@@ -216,7 +216,7 @@ void pg_team_destroy(struct pangea_team *team)
     free(team);
 }
 
-void pg_team_sync(struct pangea_team *team)
+void pg_team_sync_units(const struct pangea_team *team, uint64_t unit)
 {
     if (team->size <= 1)
         return;
@@ -224,17 +224,28 @@ void pg_team_sync(struct pangea_team *team)
      * dissemination barrier among themselves, and each leader releases its node. */
     int leader = pg_team_pe(team, team->local[0]);
     if (team->my_pe != team->local[0]) {
-        pg_coll_notify(team, leader);
-        pg_coll_wait(team, leader, 1);
+        pg_coll_notify_units(team, leader, unit);
+        pg_coll_wait_units(team, leader, 1, unit);
         return;
     }
     for (int l = 1; l < team->nlocal; l++)
-        pg_coll_wait(team, pg_team_pe(team, team->local[l]), 1);
+        pg_coll_wait_units(team, pg_team_pe(team, team->local[l]), 1, unit);
     int nl = team->nleaders, rank = team->my_leader;
     for (int d = 1; d < nl; d <<= 1) {
-        pg_coll_notify(team, pg_team_pe(team, team->leaders[(rank + d) % nl]));
-        pg_coll_wait(team, pg_team_pe(team, team->leaders[(rank - d + nl) % nl]), 1);
+        pg_coll_notify_units(team, pg_team_pe(team, team->leaders[(rank + d) % nl]), unit);
+        pg_coll_wait_units(team, pg_team_pe(team, team->leaders[(rank - d + nl) % nl]), 1, unit);
     }
     for (int l = 1; l < team->nlocal; l++)
-        pg_coll_notify(team, pg_team_pe(team, team->local[l]));
+        pg_coll_notify_units(team, pg_team_pe(team, team->local[l]), unit);
+}
+
+void pg_team_sync(struct pangea_team *team)
+{
+    pg_team_sync_units(team, 1);
+}
+
+void pg_coll_depart(void)
+{
+    pg_watch_depart();
+    pg_team_sync_units(pg_coll_world(), PG_COLL_DEPART_UNIT);
 }

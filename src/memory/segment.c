@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -52,7 +53,13 @@ static const char *const seg_names[PG_SEG_COUNT] = {"heap", "data"};
 struct object_ref {
     size_t size;
     int pid, fd;
+    uint64_t name_nonce; /* of a named object (fd -1): the random part of its name */
 };
+
+/* The random part of the names of my objects, drawn afresh for each: a name nobody can guess
+ * before it exists, so nobody can create it first (and a collision just draws again). */
+static uint64_t name_nonce[PG_SEG_COUNT];
+#define NAME_DRAWS 8
 
 /* The pages of my heap (PG_HUGE_HUGETLB, _THP or _OFF), why my node did not take better ones
  * (for SHMEM_INFO), and how many PEs of the job got each kind. */
@@ -78,17 +85,27 @@ size_t pg_heap_segment_size(size_t bytes, size_t page_size)
     return (bytes + page_size - 1) / page_size * page_size;
 }
 
-static void object_name(char *name, size_t len, int pe, int seg)
+static void object_name(char *name, size_t len, int pe, int seg, uint64_t nonce)
 {
-    snprintf(name, len, "/pangea-%llx-%d-%s", pg_world.job_id, pe, seg_names[seg]);
+    snprintf(name, len, "/pangea-%llx-%d-%s-%016llx", pg_world.job_id, pe, seg_names[seg],
+             (unsigned long long)nonce);
 }
 
 /* A named object of size bytes: its descriptor, or -1 and why. */
 static int create_object(int seg, size_t size, char *why, size_t len)
 {
     char name[96];
-    object_name(name, sizeof name, pg_world.me, seg);
-    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    int fd = -1;
+    for (int draw = 0; draw < NAME_DRAWS && fd < 0; draw++) {
+        if (getrandom(&name_nonce[seg], sizeof name_nonce[seg], 0) != sizeof name_nonce[seg]) {
+            snprintf(why, len, "getrandom: %s", strerror(errno));
+            return -1;
+        }
+        object_name(name, sizeof name, pg_world.me, seg, name_nonce[seg]);
+        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
     if (fd < 0) {
         snprintf(why, len, "shm_open(%s): %s", name, strerror(errno));
         return -1;
@@ -107,7 +124,7 @@ static int create_object(int seg, size_t size, char *why, size_t len)
 static int create_memfd(int kind, size_t size, char *why, size_t len)
 {
     char name[96];
-    object_name(name, sizeof name, pg_world.me, PG_SEG_HEAP);
+    object_name(name, sizeof name, pg_world.me, PG_SEG_HEAP, 0);
     int fd = memfd_create(name + 1, MFD_CLOEXEC | (kind == PG_HUGE_HUGETLB ? MFD_HUGETLB : 0));
     if (fd < 0) {
         snprintf(why, len, "memfd_create: %s", strerror(errno));
@@ -255,7 +272,7 @@ static int open_peer_object(int pe, int seg, const struct object_ref *ref)
 {
     if (ref->fd < 0) {
         char name[96];
-        object_name(name, sizeof name, pe, seg);
+        object_name(name, sizeof name, pe, seg, ref->name_nonce);
         return shm_open(name, O_RDWR, 0);
     }
     char path[64];
@@ -364,13 +381,14 @@ static void heap_error(int kind, const char *why)
 static int try_heap(int kind, int want, int final, size_t page, char *why, size_t len)
 {
     struct pg_segment *heap = &pg_segments[PG_SEG_HEAP];
-    struct object_ref mine = {heap->size, (int)getpid(), -1};
+    struct object_ref mine = {heap->size, (int)getpid(), -1, 0};
     int fd = -1, status = -1;
     if (want) {
         fd = kind == PG_HUGE_OFF ? create_object(PG_SEG_HEAP, heap->size, why, len)
                                  : create_memfd(kind, heap->size, why, len);
         if (fd >= 0) {
             mine.fd = kind == PG_HUGE_OFF ? -1 : fd;
+            mine.name_nonce = name_nonce[PG_SEG_HEAP];
             /* Hugetlb pages of the heap in use are reserved by my mapping: too few fail here,
              * not with SIGBUS at a first touch. */
             size_t reserve = kind == PG_HUGE_HUGETLB ? heap->size : 0;
@@ -394,7 +412,7 @@ static int try_heap(int kind, int want, int final, size_t page, char *why, size_
      * to grow it. */
     if (fd >= 0 && kind == PG_HUGE_OFF) {
         char name[96];
-        object_name(name, sizeof name, pg_world.me, PG_SEG_HEAP);
+        object_name(name, sizeof name, pg_world.me, PG_SEG_HEAP, name_nonce[PG_SEG_HEAP]);
         shm_unlink(name);
     }
     if (failed < 0) {
@@ -541,7 +559,7 @@ int pg_memory_init(size_t heap_size, size_t internal_extra)
     }
     if (node_failure(status) < 0) {
         struct pg_segment *data = &pg_segments[PG_SEG_DATA];
-        struct object_ref mine = {data->size, (int)getpid(), -1};
+        struct object_ref mine = {data->size, (int)getpid(), -1, name_nonce[PG_SEG_DATA]};
         char why[WHY_SIZE];
         status = map_peers(PG_SEG_DATA, &mine, page_size(), PG_HUGE_OFF, why, sizeof why);
         if (status != 0)
@@ -552,7 +570,7 @@ int pg_memory_init(size_t heap_size, size_t internal_extra)
     }
     if (data_fd >= 0) {
         char name[96];
-        object_name(name, sizeof name, pg_world.me, PG_SEG_DATA);
+        object_name(name, sizeof name, pg_world.me, PG_SEG_DATA, name_nonce[PG_SEG_DATA]);
         shm_unlink(name);
         close(data_fd);
     }

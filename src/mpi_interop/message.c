@@ -1,7 +1,11 @@
-/* armci_msg_*: ARMCI's message-passing helpers over MPI collectives on the communicator of the
- * scope (the world, my node, the node masters) or of an ARMCI group. */
+/* armci_msg_*: ARMCI's message-passing helpers. Over ARMCI's world (the plain forms, the ones
+ * Global Arrays calls in its inner loops: GA_Sync, GA_Dgop, GA_Brdcst) barriers, reductions and
+ * broadcasts run on Pangea's collectives, which sleep while they wait; the other scopes (my node,
+ * the node masters) and groups run on MPI collectives over their communicators. */
 #include "mpi_interop.h"
 
+#include "coll/coll.h"
+#include "memory/memory.h"
 #include "runtime/runtime.h"
 #include "startup/startup.h"
 
@@ -11,12 +15,16 @@
 
 /* The element types of armci_type_e: X(suffix of the typed calls, C type, ARMCI type, MPI
  * datatype). */
-#define PG_MSG_TYPES(X)                              \
-    X(i, int, ARMCI_INT, MPI_INT)                    \
-    X(l, long, ARMCI_LONG, MPI_LONG)                 \
-    X(ll, long long, ARMCI_LONG_LONG, MPI_LONG_LONG) \
-    X(f, float, ARMCI_FLOAT, MPI_FLOAT)              \
+#define PG_MSG_INTEGER_TYPES(X)      \
+    X(i, int, ARMCI_INT, MPI_INT)    \
+    X(l, long, ARMCI_LONG, MPI_LONG) \
+    X(ll, long long, ARMCI_LONG_LONG, MPI_LONG_LONG)
+#define PG_MSG_FLOAT_TYPES(X)           \
+    X(f, float, ARMCI_FLOAT, MPI_FLOAT) \
     X(d, double, ARMCI_DOUBLE, MPI_DOUBLE)
+#define PG_MSG_TYPES(X)     \
+    PG_MSG_INTEGER_TYPES(X) \
+    PG_MSG_FLOAT_TYPES(X)
 
 MPI_Datatype pg_msg_datatype(int type)
 {
@@ -52,6 +60,18 @@ static MPI_Comm world_comm(void)
 }
 
 /* ---- Scopes --------------------------------------------------------------------------------- */
+
+/* The world's calls on Pangea's collectives: the team of every process, and symmetric scratch
+ * the data passes through in pieces (the program's buffers are private). */
+static struct pangea_team world_team;
+static char *scratch;
+#define SCRATCH_BYTES ((size_t)32 << 10)
+
+/* comm is ARMCI's world, and ARMCI is up: the call may run on Pangea's collectives. */
+static int on_world_team(MPI_Comm comm)
+{
+    return scratch && comm == pg_armci_world_group.comm;
+}
 
 /* The node and node-master communicators of the world group, made once by
  * pg_mpi_interop_init (collectively) since the plain armci_msg_* forms use them most. */
@@ -105,6 +125,12 @@ void pg_msg_scopes_init(void)
         world_masters_comm = create_from_ranks(world->comm, n, ranks, SCOPE_MASTERS);
     }
     free(ranks);
+    if (pg_team_init(&world_team, 0, 1, pg_world.npes) != 0)
+        pg_fatal("ARMCI_Init", "out of memory for the team of %d processes", pg_world.npes);
+    scratch = pg_heap_alloc(0, SCRATCH_BYTES); /* collective: every process, in the same order */
+    if (!scratch)
+        pg_fatal("ARMCI_Init", "no room in the symmetric heap for %zu bytes of scratch",
+                 SCRATCH_BYTES);
 }
 
 void pg_msg_scopes_fini(void)
@@ -112,6 +138,9 @@ void pg_msg_scopes_fini(void)
     MPI_Comm_free(&world_node_comm);
     if (world_masters_comm != MPI_COMM_NULL)
         MPI_Comm_free(&world_masters_comm);
+    pg_heap_free(scratch);
+    scratch = NULL;
+    pg_team_fini(&world_team);
 }
 
 /* The communicator of a scope within a group (the world group for the plain forms). For a
@@ -255,6 +284,58 @@ static MPI_Op prepare(const char *call, enum msg_op op, void *x, int n, int type
     }
 }
 
+/* The combining steps of the operators as prepare() maps them. */
+#define PG_MSG_COMBINE_ALL(sfx, T, armci, mpi) \
+    PG_DEF_COMBINE(T, sfx, sum)                \
+    PG_DEF_COMBINE(T, sfx, prod) PG_DEF_COMBINE(T, sfx, max) PG_DEF_COMBINE(T, sfx, min)
+#define PG_MSG_COMBINE_BITS(sfx, T, armci, mpi) \
+    PG_DEF_COMBINE(T, sfx, or) PG_DEF_COMBINE(T, sfx, and)
+PG_MSG_TYPES(PG_MSG_COMBINE_ALL)
+PG_MSG_INTEGER_TYPES(PG_MSG_COMBINE_BITS)
+#undef PG_MSG_COMBINE_ALL
+#undef PG_MSG_COMBINE_BITS
+
+static pg_combine_fn combine_of(MPI_Op op, int type)
+{
+#define PG_MSG_ARITH_OF(sfx)                 \
+    (op == MPI_SUM    ? combine_##sfx##_sum  \
+     : op == MPI_PROD ? combine_##sfx##_prod \
+     : op == MPI_MAX  ? combine_##sfx##_max  \
+                      : combine_##sfx##_min)
+#define PG_MSG_INTEGER_OF(sfx, T, armci, mpi)         \
+    case armci:                                       \
+        return op == MPI_BOR    ? combine_##sfx##_or  \
+               : op == MPI_BAND ? combine_##sfx##_and \
+                                : PG_MSG_ARITH_OF(sfx);
+#define PG_MSG_FLOAT_OF(sfx, T, armci, mpi) \
+    case armci:                             \
+        return PG_MSG_ARITH_OF(sfx);
+    switch (type) {
+        PG_MSG_INTEGER_TYPES(PG_MSG_INTEGER_OF)
+        PG_MSG_FLOAT_TYPES(PG_MSG_FLOAT_OF)
+    }
+#undef PG_MSG_ARITH_OF
+#undef PG_MSG_INTEGER_OF
+#undef PG_MSG_FLOAT_OF
+    return NULL; /* the type was checked */
+}
+
+/* The reduction over the world team, in pieces through the scratch; x ends with the result
+ * (only on the root when root >= 0). */
+static void reduce_on_world_team(void *x, int n, int type, MPI_Op op, int root)
+{
+    size_t elem = type_size(type), per_piece = SCRATCH_BYTES / elem;
+    pg_combine_fn combine = combine_of(op, type);
+    for (size_t done = 0; done < (size_t)n; done += per_piece) {
+        size_t count = (size_t)n - done < per_piece ? (size_t)n - done : per_piece;
+        char *piece = (char *)x + done * elem;
+        memcpy(scratch, piece, count * elem);
+        pg_coll_reduce(&world_team, scratch, scratch, count, elem, combine);
+        if (root < 0 || root == pg_world.me)
+            memcpy(piece, scratch, count * elem);
+    }
+}
+
 /* All-reduce (root < 0) or reduce to rank root of comm. */
 static void reduce(const char *call, MPI_Comm comm, void *x, int n, const char *op, int type,
                    int root)
@@ -268,6 +349,10 @@ static void reduce(const char *call, MPI_Comm comm, void *x, int n, const char *
     if (n < 0)
         pg_fatal(call, "argument 'n' = %d is negative", n);
     MPI_Op mpi_op = prepare(call, parse_op(call, op), x, n, type);
+    if (on_world_team(comm)) {
+        reduce_on_world_team(x, n, type, mpi_op, root);
+        return;
+    }
     if (root < 0) {
         MPI_Allreduce(MPI_IN_PLACE, x, n, dt, mpi_op, comm);
         return;
@@ -398,7 +483,21 @@ static void check_length(const char *call, const char *arg, int len)
 static void bcast_in(const char *call, MPI_Comm comm, void *buf, int len, int root)
 {
     check_length(call, "len", len);
-    MPI_Bcast(buf, len, MPI_BYTE, root, comm);
+    if (!on_world_team(comm)) {
+        MPI_Bcast(buf, len, MPI_BYTE, root, comm);
+        return;
+    }
+    for (size_t done = 0; done < (size_t)len; done += SCRATCH_BYTES) {
+        size_t bytes = (size_t)len - done < SCRATCH_BYTES ? (size_t)len - done : SCRATCH_BYTES;
+        /* A broadcast may deliver before its receivers arrive (its data needs nothing from
+         * them), so the root waits until every process has copied the last piece out. */
+        pg_team_sync(&world_team);
+        if (pg_world.me == root)
+            memcpy(scratch, (char *)buf + done, bytes);
+        pg_coll_broadcast(&world_team, scratch, scratch, bytes, root, 0);
+        if (pg_world.me != root)
+            memcpy((char *)buf + done, scratch, bytes);
+    }
 }
 
 void armci_msg_group_bcast_scope(int scope, void *buf, int len, int root, ARMCI_Group *group)
@@ -480,14 +579,20 @@ void armci_exchange_address_grp(void *ptr_arr[], int n, ARMCI_Group *group)
 
 void parmci_msg_barrier(void)
 {
-    MPI_Barrier(world_comm());
+    if (on_world_team(world_comm()))
+        pg_team_sync(&world_team);
+    else
+        MPI_Barrier(world_comm());
 }
 void armci_msg_barrier(void) __attribute__((weak, alias("parmci_msg_barrier")));
 
 void parmci_msg_group_barrier(ARMCI_Group *group)
 {
     pg_group_check_member("armci_msg_group_barrier", group);
-    MPI_Barrier(group->comm);
+    if (on_world_team(group->comm))
+        pg_team_sync(&world_team);
+    else
+        MPI_Barrier(group->comm);
 }
 void armci_msg_group_barrier(ARMCI_Group *group)
     __attribute__((weak, alias("parmci_msg_group_barrier")));

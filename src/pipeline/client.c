@@ -1190,6 +1190,11 @@ void pg_pipe_quiet(struct pg_pipe_completion *cc)
     pthread_mutex_unlock(&c.lock);
 }
 
+uint64_t pg_pipe_outstanding(void)
+{
+    return __atomic_load_n(&c.all.acks_due, __ATOMIC_ACQUIRE);
+}
+
 void pg_pipe_send_raw(int node, const void *bytes, size_t len)
 {
     pthread_mutex_lock(&c.lock);

@@ -68,6 +68,9 @@ uint64_t pg_pipe_amo(int pe, int seg, size_t offset, int op, size_t width, uint6
 void pg_pipe_amo_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, int op,
                      size_t width, uint64_t value, uint64_t compare, void *fetch);
 void pg_pipe_quiet(struct pg_pipe_completion *cc);
+/* Requests of this PE not yet acknowledged (applied at their target): 0 when nothing of its
+ * own is in flight. */
+uint64_t pg_pipe_outstanding(void);
 
 /* Sends raw bytes to a node's server (fault-injection tests). A rejected message whose seq
  * has PG_DS_PROBE set is counted, not fatal. */

@@ -68,8 +68,12 @@ void pg_global_exit(int status)
 
 void (*pg_wait_progress)(void);
 
+void (*pg_wait_watch)(struct pg_waiter *w);
+void (*pg_wait_watch_end)(struct pg_waiter *w);
+
 void pg_wait_yield(struct pg_waiter *w)
 {
-    (void)w;
+    if (w->watch && pg_wait_watch)
+        pg_wait_watch(w);
     sched_yield();
 }

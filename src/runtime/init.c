@@ -103,9 +103,13 @@ void pg_runtime_fini(void)
     if (init_count == 0)
         return;
     pg_quiet(NULL);
-    pg_sync_all();
-    if (--init_count > 0)
+    if (init_count > 1) { /* not the last: a barrier, as the spec says */
+        pg_sync_all();
+        init_count--;
         return;
+    }
+    pg_coll_depart();
+    init_count = 0;
     pg_coll_fini();
     pg_pipe_fini();
     pg_memory_fini();

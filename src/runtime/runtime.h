@@ -8,75 +8,98 @@
 
 #define PG_VERSION_STRING "0.1.0"
 
-/* The tunables: X(field, kind, environment name, default, meaning).
+/* The tunables: X(field, kind, environment name, default, category, meaning).
  * kind: SIZE (the OpenSHMEM size grammar), INT, BOOL, or a choice kind K: one word of the list
- * PG_WORDS_K (case-insensitive), the value being the word's index (below the table). */
+ * PG_WORDS_K (case-insensitive), the value being the word's index (below the table).
+ * category: what the tunable is about (PG_CATEGORIES, below the table), which groups the
+ * listings; meaning: one line (the longer story is in docs/). */
 #define PG_TUNABLES(X)                                                                         \
-    X(symmetric_size, SIZE, "SHMEM_SYMMETRIC_SIZE", "256M",                                    \
+    X(symmetric_size, SIZE, "SHMEM_SYMMETRIC_SIZE", "256M", MEMORY,                            \
       "Symmetric heap bytes per PE at startup (k/m/g/t suffixes, decimals allowed); it grows " \
       "when a collective allocation does not fit")                                             \
-    X(symmetric_max, SIZE, "PANGEA_SYMMETRIC_MAX", "0",                                        \
+    X(symmetric_max, SIZE, "PANGEA_SYMMETRIC_MAX", "0", MEMORY,                                \
       "Most bytes the symmetric heap of a PE may grow to (0: the node's memory, or its "       \
       "cgroup limit, divided by its PEs; never less than SHMEM_SYMMETRIC_SIZE)")               \
-    X(huge_pages, HUGE_PAGES, "PANGEA_HUGE_PAGES", "auto",                                     \
+    X(huge_pages, HUGE_PAGES, "PANGEA_HUGE_PAGES", "auto", MEMORY,                             \
       "Pages of the symmetric heap: hugetlb, thp (transparent huge pages), off (4 KiB) or "    \
       "auto (the first of these the node offers); an explicit kind it cannot have stops init") \
-    X(debug, BOOL, "SHMEM_DEBUG", "0",                                                         \
+    X(debug, BOOL, "SHMEM_DEBUG", "0", OPENSHMEM,                                              \
       "Check every argument; a bad one stops the job with a message naming the call")          \
-    X(info, BOOL, "SHMEM_INFO", "0", "Print the tunables and their values at startup (PE 0)")  \
-    X(version, BOOL, "SHMEM_VERSION", "0", "Print the library version at startup (PE 0)")      \
-    X(startup_timing, BOOL, "PANGEA_STARTUP_TIMING", "0",                                      \
+    X(info, BOOL, "SHMEM_INFO", "0", OPENSHMEM,                                                \
+      "Print the tunables and their values at startup (PE 0)")                                 \
+    X(version, BOOL, "SHMEM_VERSION", "0", OPENSHMEM,                                          \
+      "Print the library version at startup (PE 0)")                                           \
+    X(startup_timing, BOOL, "PANGEA_STARTUP_TIMING", "0", STARTUP,                             \
       "Print each phase of shmem_init/ARMCI_Init with its min, mean and max time over the "    \
       "PEs (PE 0, on stderr; SHMEM_INFO prints them too)")                                     \
-    X(mpi_lean_init, BOOL, "PANGEA_MPI_LEAN_INIT", "1",                                        \
+    X(mpi_lean_init, BOOL, "PANGEA_MPI_LEAN_INIT", "1", STARTUP,                               \
       "When shmem_init starts MPI for a program that makes no MPI calls of its own, skip "     \
       "MPICH's on-node shared memory (MPIR_CVAR_NOLOCAL), which Pangea does not use")          \
-    X(check, BOOL, "PANGEA_CHECK", "0", "Same as SHMEM_DEBUG: validate every argument")        \
-    X(pcntr, BOOL, "PANGEA_PCNTR", "0",                                                        \
+    X(check, BOOL, "PANGEA_CHECK", "0", DIAGNOSTICS,                                           \
+      "Same as SHMEM_DEBUG: validate every argument")                                          \
+    X(pcntr, BOOL, "PANGEA_PCNTR", "0", DIAGNOSTICS,                                           \
       "Count each context's puts and gets for shmemx_pcntr_* (off: those counters read 0; "    \
       "on: one more increment per put and get)")                                               \
-    X(spin_count, INT, "PANGEA_SPIN_COUNT", "2000",                                            \
+    X(spin_count, INT, "PANGEA_SPIN_COUNT", "2000", WAITING,                                   \
       "Polls a waiting PE makes before it yields its core (then polls and yields "             \
       "alternately); unset, it is 50 when a node's PEs outnumber its cores. Across nodes a "   \
       "waiting PE polls the network and yields after every poll")                              \
-    X(pipeline_buffers, INT, "PANGEA_PIPELINE_BUFFERS", "16",                                  \
+    X(hang_check, INT, "PANGEA_HANG_CHECK", "1", WAITING,                                      \
+      "Seconds a PE waits, with nothing of its own in flight, before the hang watch counts "   \
+      "it as blocked; a job whose PEs are all blocked or gone ends with a message (0: off; "   \
+      "on only at SHMEM_THREAD_SINGLE)")                                                       \
+    X(pipeline_buffers, INT, "PANGEA_PIPELINE_BUFFERS", "16", NETWORK,                         \
       "Send buffers per PE for off-node transfers: how many chunks one PE keeps in flight")    \
-    X(pipeline_buffer_size, SIZE, "PANGEA_PIPELINE_BUFFER_SIZE", "64K",                        \
+    X(pipeline_buffer_size, SIZE, "PANGEA_PIPELINE_BUFFER_SIZE", "64K", NETWORK,               \
       "Data bytes per chunk of an off-node transfer (larger transfers are split)")             \
-    X(direct_rma_threshold, SIZE, "PANGEA_DIRECT_RMA_THRESHOLD", "0",                          \
+    X(direct_rma_threshold, SIZE, "PANGEA_DIRECT_RMA_THRESHOLD", "0", NETWORK,                 \
       "Contiguous off-node puts and gets of at least this many bytes are one RMA straight "    \
       "to or from the target's memory, when the provider offers RMA (0: always the pipeline)") \
-    X(put_batch, SIZE, "PANGEA_PUT_BATCH", "64K",                                              \
+    X(put_batch, SIZE, "PANGEA_PUT_BATCH", "64K", NETWORK,                                     \
       "Small off-node nbi puts to one node are gathered into one message of up to this many "  \
       "bytes (at most PANGEA_PIPELINE_BUFFER_SIZE; puts of up to 1/8 of it), sent when full, " \
       "before any other request to that node and when the PE quiets or waits (0: every put "   \
       "is its own message)")                                                                   \
-    X(register_local, BOOL, "PANGEA_REGISTER_LOCAL", "0",                                      \
+    X(register_local, BOOL, "PANGEA_REGISTER_LOCAL", "0", NETWORK,                             \
       "Register local buffers and pass their descriptors even when the provider does not "     \
       "need it (FI_MR_LOCAL), to exercise that path")                                          \
-    X(server_spin_us, INT, "PANGEA_SERVER_SPIN_US", "200",                                     \
+    X(server_spin_us, INT, "PANGEA_SERVER_SPIN_US", "200", NETWORK,                            \
       "Microseconds the node's data server keeps polling after a request before it sleeps")    \
-    X(server_pool, SIZE, "PANGEA_SERVER_POOL", "32M",                                          \
+    X(server_pool, SIZE, "PANGEA_SERVER_POOL", "32M", NETWORK,                                 \
       "Receive space a node's data server may hold for requests from other nodes, granted to " \
       "the PEs that send to it as they need it, whatever the job's size")                      \
-    X(static_map, BOOL, "PANGEA_STATIC_MAP", "1",                                              \
+    X(static_map, BOOL, "PANGEA_STATIC_MAP", "1", MEMORY,                                      \
       "Map the program's static data into on-node peers so put/get/AMO on globals are "        \
       "load/store (0: static data is not remotely accessible)")                                \
-    X(coll_chunk, SIZE, "PANGEA_COLL_CHUNK", "128K",                                           \
+    X(coll_chunk, SIZE, "PANGEA_COLL_CHUNK", "128K", COLLECTIVES,                              \
       "Broadcasts of more bytes move down their tree in pieces of this size (pipelined)")      \
-    X(coll_reduce_gather, SIZE, "PANGEA_COLL_REDUCE_GATHER", "2K",                             \
+    X(coll_reduce_gather, SIZE, "PANGEA_COLL_REDUCE_GATHER", "2K", COLLECTIVES,                \
       "Reductions of at most this many bytes are gathered at one leader per node, reduced "    \
       "there and sent back (at most 256 KiB / the team's PEs, rounded down to 64 bytes; "      \
       "64 KiB / its PEs for a team made by a split)")                                          \
-    X(coll_reduce_split, SIZE, "PANGEA_COLL_REDUCE_SPLIT", "4K",                               \
+    X(coll_reduce_split, SIZE, "PANGEA_COLL_REDUCE_SPLIT", "4K", COLLECTIVES,                  \
       "Reductions of more bytes are split: each PE reduces 1/n of the elements and sends "     \
       "its part to all (reduce-scatter + allgather); smaller ones every PE reduces whole")     \
-    X(coll_stream, SIZE, "PANGEA_COLL_STREAM", "0",                                            \
+    X(coll_stream, SIZE, "PANGEA_COLL_STREAM", "0", COLLECTIVES,                               \
       "An alltoall whose blocks to a node's PEs add up to at least this many bytes copies "    \
       "them past the cache (0: the size of the machine's largest cache, read at startup)")     \
-    X(armci_group_heap, SIZE, "PANGEA_ARMCI_GROUP_HEAP", "32M",                                \
+    X(armci_group_heap, SIZE, "PANGEA_ARMCI_GROUP_HEAP", "32M", ARMCI,                         \
       "Bytes of the symmetric heap ARMCI_Init sets aside for ARMCI_Malloc_group over a "       \
       "subset of the processes (at most a quarter of the heap)")
+
+/* X(name, heading) in the order the listings show them. */
+#define PG_CATEGORIES(X)                       \
+    X(OPENSHMEM, "OpenSHMEM")                  \
+    X(MEMORY, "Memory")                        \
+    X(STARTUP, "Startup")                      \
+    X(WAITING, "Waiting")                      \
+    X(NETWORK, "Network path and data server") \
+    X(COLLECTIVES, "Collectives")              \
+    X(ARMCI, "ARMCI")                          \
+    X(DIAGNOSTICS, "Diagnostics")
+#define PG_CATEGORY_ENUM(name, heading) PG_CAT_##name,
+enum pg_category { PG_CATEGORIES(PG_CATEGORY_ENUM) PG_CATEGORY_COUNT };
+#undef PG_CATEGORY_ENUM
 
 #define PG_OVERSUBSCRIBED_SPIN_COUNT 50
 
@@ -94,7 +117,7 @@ enum pg_huge_pages { PG_HUGE_AUTO, PG_HUGE_HUGETLB, PG_HUGE_THP, PG_HUGE_OFF };
 #define PG_WORDS_HUGE_PAGES ((const char *const[]){"auto", "hugetlb", "thp", "off", NULL})
 
 struct pg_config {
-#define PG_CONFIG_FIELD(field, kind, env, def, meaning) long long field;
+#define PG_CONFIG_FIELD(field, kind, env, def, category, meaning) long long field;
     PG_TUNABLES(PG_CONFIG_FIELD)
 #undef PG_CONFIG_FIELD
 };
@@ -188,8 +211,23 @@ __attribute__((noreturn)) void pg_global_exit(int status);
  * its cores (measured across 2 emulated nodes on 2 cores: barrier 0.45 ms vs 40 us). */
 struct pg_waiter {
     long long polls;
+    /* The hang watch (coll) looks at waits the program made, named by watch (the public call):
+     * never at the engine's own (NULL), which may not send from inside a wait. */
+    const char *watch;
+    int blocked;
+    long long since_ns, next_scan_ns;
 };
 void pg_wait_yield(struct pg_waiter *w);
+/* Set by the module that watches for a job that can go no further (a PE waiting for one that
+ * has left, or every PE waiting with nothing in flight): called from the yields of watched
+ * waits, and once when a watched wait ends. NULL when no watch runs. */
+extern void (*pg_wait_watch)(struct pg_waiter *w);
+extern void (*pg_wait_watch_end)(struct pg_waiter *w);
+static inline void pg_wait_end(struct pg_waiter *w)
+{
+    if (w->blocked)
+        pg_wait_watch_end(w);
+}
 static inline void pg_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

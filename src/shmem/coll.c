@@ -172,23 +172,7 @@ PG_ALIAS(shmem_team_sync)
 
 /* ---- Reductions and scans ------------------------------------------------------------------- */
 
-/* The combining step of each (type, operator): acc[i] = acc[i] OP in[i]. */
-#define PG_OP_and(a, b) ((a) & (b))
-#define PG_OP_or(a, b) ((a) | (b))
-#define PG_OP_xor(a, b) ((a) ^ (b))
-#define PG_OP_max(a, b) ((a) > (b) ? (a) : (b))
-#define PG_OP_min(a, b) ((a) < (b) ? (a) : (b))
-#define PG_OP_sum(a, b) ((a) + (b))
-#define PG_OP_prod(a, b) ((a) * (b))
-
-#define PG_DEF_COMBINE(TYPE, TYPENAME, OP)                                         \
-    static void combine_##TYPENAME##_##OP(void *acc, const void *in, size_t count) \
-    {                                                                              \
-        TYPE *a = acc;                                                             \
-        const TYPE *b = in;                                                        \
-        for (size_t i = 0; i < count; i++)                                         \
-            a[i] = (TYPE)PG_OP_##OP(a[i], b[i]);                                   \
-    }
+/* The combining step of each (type, operator). */
 #define PG_DEF_COMBINE_BIT(TYPE, TYPENAME) PANGEA_OPS_BIT(PG_DEF_COMBINE, TYPE, TYPENAME)
 #define PG_DEF_COMBINE_MINMAX(TYPE, TYPENAME) PANGEA_OPS_MINMAX(PG_DEF_COMBINE, TYPE, TYPENAME)
 #define PG_DEF_COMBINE_ARITH(TYPE, TYPENAME) PANGEA_OPS_ARITH(PG_DEF_COMBINE, TYPE, TYPENAME)

@@ -82,31 +82,36 @@ static size_t test_some(const struct condition *c, size_t *indices, int *none_el
 
 static void wait_all(const struct condition *c)
 {
-    struct pg_waiter w = {0};
+    struct pg_waiter w = {.watch = c->call};
     while (!test_all(c))
         pg_wait_step(&w);
+    pg_wait_end(&w);
 }
 
 static size_t wait_any(const struct condition *c)
 {
-    struct pg_waiter w = {0};
+    struct pg_waiter w = {.watch = c->call};
     int none;
     for (;;) {
         size_t i = test_any(c, &none);
-        if (i != SIZE_MAX || none)
+        if (i != SIZE_MAX || none) {
+            pg_wait_end(&w);
             return i;
+        }
         pg_wait_step(&w);
     }
 }
 
 static size_t wait_some(const struct condition *c, size_t *indices)
 {
-    struct pg_waiter w = {0};
+    struct pg_waiter w = {.watch = c->call};
     int none;
     for (;;) {
         size_t n = test_some(c, indices, &none);
-        if (n || none)
+        if (n || none) {
+            pg_wait_end(&w);
             return n;
+        }
         pg_wait_step(&w);
     }
 }
@@ -233,11 +238,13 @@ uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
 {
     PG_COND("signal_wait_until", uint64, sig_addr, 1, NULL, cmp, NULL, &cmp_value);
     (void)c;
-    struct pg_waiter w = {0};
+    struct pg_waiter w = {.watch = "shmem_signal_wait_until"};
     for (;;) {
         uint64_t seen = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
-        if (PG_COMPARE(cmp, seen, cmp_value))
+        if (PG_COMPARE(cmp, seen, cmp_value)) {
+            pg_wait_end(&w);
             return seen; /* the value that satisfied the wait */
+        }
         pg_wait_step(&w);
     }
 }

@@ -108,6 +108,67 @@ TEST_MSG_TYPES(TEST_ARITH_LOGICAL)
     }
 TEST_MSG_INT_TYPES(TEST_BITWISE)
 
+/* Longer than the library's 32 KiB of scratch, so they go in pieces: a sum of 10,000 doubles,
+ * a max of 5,000 long longs, an armci_msg_reduce of 9,000 ints to process 0 (the others keep
+ * their contributions), a 100,000-byte armci_msg_bcast with a guard byte after it, and 50
+ * rounds of ARMCI_AllFence + armci_msg_barrier after each process put the round number in its
+ * slot on process 0 (GA_Sync's pattern). */
+static void long_vectors(void)
+{
+    enum { NSUM = 10000, NMAX = 5000, NRED = 9000, NBCAST = 100000, ROUNDS = 50 };
+    double *sum = malloc(NSUM * sizeof *sum);
+    long long *max = malloc(NMAX * sizeof *max);
+    int *red = malloc(NRED * sizeof *red);
+    unsigned char *bytes = malloc(NBCAST + 1);
+    for (int i = 0; i < NSUM; i++)
+        sum[i] = me + i * 0.5;
+    for (int i = 0; i < NMAX; i++)
+        max[i] = i % nproc == me ? (long long)i * 1000 : -(long long)i;
+    for (int i = 0; i < NRED; i++)
+        red[i] = me + i;
+    int root = nproc - 1;
+    for (int i = 0; i <= NBCAST; i++)
+        bytes[i] = me == root ? (unsigned char)(i * 7 + root) : 0xee;
+    armci_msg_dgop(sum, NSUM, "+");
+    armci_msg_llgop(max, NMAX, "max");
+    armci_msg_reduce(red, NRED, "+", ARMCI_INT);
+    armci_msg_bcast(bytes, NBCAST, root);
+    int bad_sum = 0, bad_max = 0, bad_red = 0, bad_bytes = 0;
+    for (int i = 0; i < NSUM; i++)
+        bad_sum += sum[i] != nproc * (nproc - 1) / 2.0 + nproc * i * 0.5;
+    for (int i = 0; i < NMAX; i++)
+        bad_max += max[i] != (nproc > 1 || i % nproc == 0 ? (long long)i * 1000 : -(long long)i);
+    for (int i = 0; i < NRED; i++)
+        bad_red += red[i] != (me == 0 ? nproc * i + nproc * (nproc - 1) / 2 : me + i);
+    for (int i = 0; i < NBCAST; i++)
+        bad_bytes += bytes[i] != (unsigned char)(i * 7 + root);
+    CHECK(!bad_sum, "dgop \"+\" of %d: %d wrong elements", NSUM, bad_sum);
+    CHECK(!bad_max, "llgop \"max\" of %d: %d wrong elements", NMAX, bad_max);
+    CHECK(!bad_red, "reduce \"+\" of %d to process 0: %d wrong elements", NRED, bad_red);
+    CHECK(!bad_bytes, "bcast of %d bytes: %d wrong bytes", NBCAST, bad_bytes);
+    CHECK(bytes[NBCAST] == (me == root ? (unsigned char)(NBCAST * 7 + root) : 0xee),
+          "bcast wrote past its %d bytes", NBCAST);
+    void **slots = malloc(nproc * sizeof *slots);
+    ARMCI_Malloc(slots, me == 0 ? nproc * sizeof(int) : 0);
+    int late = 0;
+    for (int round = 1; round <= ROUNDS; round++) {
+        ARMCI_Put(&round, (int *)slots[0] + me, sizeof round, 0);
+        ARMCI_AllFence();
+        armci_msg_barrier();
+        if (me == 0)
+            for (int p = 0; p < nproc; p++)
+                late += ((volatile int *)slots[0])[p] != round;
+        armci_msg_barrier();
+    }
+    CHECK(!late, "%d slots not yet written after ARMCI_AllFence + armci_msg_barrier", late);
+    ARMCI_Free(slots[me]);
+    free(slots);
+    free(sum);
+    free(max);
+    free(red);
+    free(bytes);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -118,6 +179,7 @@ int main(int argc, char **argv)
     TEST_MSG_TYPES(RUN_OPS)
 #define RUN_BITWISE(sfx, T, TYPE) bitwise_##sfx();
     TEST_MSG_INT_TYPES(RUN_BITWISE)
+    long_vectors();
     int rc = check_finish();
     ARMCI_Finalize();
     MPI_Finalize();
