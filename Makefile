@@ -169,7 +169,7 @@ ARMCI_MPI_BENCH := $(if $(DEBIAN_ARMCI_H),$(BUILD)/perf/armci_bench_armci_mpi)
 OSHMEM_CC       := $(if $(wildcard /usr/lib/x86_64-linux-gnu/openmpi/include/shmem.h),/usr/bin/oshcc)
 OSHMEM_BENCH    := $(if $(OSHMEM_CC),$(BUILD)/perf/startup_bench_oshmem)
 bench: $(BENCHES) $(ARMCI_MPI_BENCH) $(OSHMEM_BENCH)
-$(BUILD)/perf/%: perf/%.c $(SHLIB)
+$(BUILD)/perf/%: perf/%.c $(SHLIB) $(wildcard perf/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -O3 $< -o $@ $(PROG_LIBS)
 
@@ -212,7 +212,7 @@ check:
 
 # A representative part of the list built with AddressSanitizer and UndefinedBehaviorSanitizer
 # (in build-san), on one node and across two: any report fails the test that produced it.
-SANITIZE_TESTS := ^(rma_contig|rma_strided|amo|put_batch|signal|coll_types|static_data|kill_pe|left_early|engine/ds_faults|engine/job_key|engine/credit|armci/contig|armci/strided|armci/acc_contention|armci/gop_ops)$$
+SANITIZE_TESTS := ^(rma_contig|rma_strided|amo|put_batch|signal|coll_types|static_data|kill_pe|left_early|engine/ds_faults|engine/job_key|engine/credit|engine/heap_grow|armci/contig|armci/strided|armci/acc_contention|armci/gop_ops|armci/grow)$$
 check-sanitize:
 	$(MAKE) --no-print-directory BUILD=build-san SANITIZE=address,undefined all tests
 	@if tests/netns/netns-run.sh --can-run; then nodes="1 2"; else nodes=1; fi; \

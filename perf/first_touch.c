@@ -15,6 +15,8 @@
  * Options: -s SIZE bytes per put (K, M, G suffixes; default 256M), -r ROUNDS (default 3). */
 #define _POSIX_C_SOURCE 200809L
 
+#include "bench_util.h"
+
 #include <shmem.h>
 
 #include <stdint.h>
@@ -25,45 +27,6 @@
 #include <unistd.h>
 
 #define MAX_ROUNDS 64
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static size_t parse_size(const char *text)
-{
-    char *end;
-    size_t n = strtoull(text, &end, 10);
-    switch (*end) {
-    case 'k':
-    case 'K':
-        return n << 10;
-    case 'm':
-    case 'M':
-        return n << 20;
-    case 'g':
-    case 'G':
-        return n << 30;
-    }
-    return n;
-}
-
-static int compare(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-    double sorted[MAX_ROUNDS];
-    memcpy(sorted, v, (size_t)n * sizeof *v);
-    qsort(sorted, (size_t)n, sizeof *sorted, compare);
-    return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-}
 
 /* Word i of round r's data. */
 static uint64_t pattern(size_t i, int r)
@@ -112,7 +75,7 @@ int main(int argc, char **argv)
     int rounds = 3;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-s") == 0 && i + 1 < argc)
-            size = parse_size(argv[++i]);
+            size = bench_size(argv[++i]);
         else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc)
             rounds = atoi(argv[++i]);
         else {
@@ -158,20 +121,20 @@ int main(int argc, char **argv)
         if (me == 0) {
             for (size_t i = 0; i < words; i++)
                 src[i] = pattern(i, r);
-            double t = now();
+            double t = bench_now();
             shmem_putmem(blocks[r], src, size, 1);
             shmem_quiet();
-            put_first[r] = (double)size / (now() - t) / 1e6;
-            t = now();
+            put_first[r] = (double)size / (bench_now() - t) / 1e6;
+            t = bench_now();
             shmem_putmem(blocks[r], src, size, 1);
             shmem_quiet();
-            put_again[r] = (double)size / (now() - t) / 1e6;
-            t = now();
+            put_again[r] = (double)size / (bench_now() - t) / 1e6;
+            t = bench_now();
             memset(blocks[r], r + 1, size);
-            local_first[r] = (double)size / (now() - t) / 1e6;
-            t = now();
+            local_first[r] = (double)size / (bench_now() - t) / 1e6;
+            t = bench_now();
             memset(blocks[r], r + 2, size);
-            local_again[r] = (double)size / (now() - t) / 1e6;
+            local_again[r] = (double)size / (bench_now() - t) / 1e6;
         }
         shmem_barrier_all();
         if (me == 1)
@@ -200,8 +163,9 @@ int main(int argc, char **argv)
         for (int r = 0; r < rounds; r++)
             printf("%5d %16.1f %16.1f %16.1f %16.1f\n", r + 1, put_first[r], put_again[r],
                    local_first[r], local_again[r]);
-        printf("%5s %16.1f %16.1f %16.1f %16.1f   MB/s\n", "med", median(put_first, rounds),
-               median(put_again, rounds), median(local_first, rounds), median(local_again, rounds));
+        printf("%5s %16.1f %16.1f %16.1f %16.1f   MB/s\n", "med", bench_median(put_first, rounds),
+               bench_median(put_again, rounds), bench_median(local_first, rounds),
+               bench_median(local_again, rounds));
         printf("# verification: %s (%ld wrong words)\n", total_errors ? "FAILED" : "ok",
                total_errors);
     }

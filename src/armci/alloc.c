@@ -23,17 +23,27 @@ static struct pg_arena group_arena;
 static char *group_region;
 static unsigned long shm_limit; /* ARMCI_Set_shm_limit; 0: none */
 
+/* From the symmetric heap, growing it when needed: collective over the world. */
+static char *heap_alloc(size_t size, char *why)
+{
+    char *p = pg_heap_alloc(0, size);
+    if (!p && pg_symmetric_grow(0, size, why, PG_GROWTH_WHY) == 0)
+        p = pg_heap_alloc(0, size);
+    return p;
+}
+
 void pg_armci_memory_init(void)
 {
     size_t size = (size_t)pg_cfg.armci_group_heap;
     if (size > pg_heap_capacity() / 4)
         size = pg_heap_capacity() / 4;
-    group_region = size ? pg_heap_alloc(0, size) : NULL;
+    char why[PG_GROWTH_WHY];
+    group_region = size ? heap_alloc(size, why) : NULL;
     if (size && !group_region)
         pg_fatal("ARMCI_Init",
-                 "the symmetric heap has no %zu bytes left for group allocations "
-                 "(raise SHMEM_SYMMETRIC_SIZE or lower PANGEA_ARMCI_GROUP_HEAP)",
-                 size);
+                 "the symmetric heap has no %zu bytes left for group allocations: %s (or lower "
+                 "PANGEA_ARMCI_GROUP_HEAP)",
+                 size, why);
     pg_arena_setup(&group_arena, group_region, group_region ? size : 0);
     pg_mem_sub_arena(&group_arena);
     pg_armci_notify_init();
@@ -69,14 +79,15 @@ static int malloc_world(const char *call, void **ptr_arr, long bytes)
         return FAIL;
     char *mine = NULL;
     if (largest > 0) {
-        mine = pg_heap_alloc(0, (size_t)largest);
+        char why[PG_GROWTH_WHY];
+        mine = heap_alloc((size_t)largest, why);
         if (!mine) { /* deterministic: every process fails alike */
             size_t free_bytes, largest_free;
             pg_heap_usage(&free_bytes, &largest_free);
             pg_fatal(call,
-                     "cannot allocate %ld bytes: the symmetric heap has %zu bytes free, the "
-                     "largest free block is %zu (raise SHMEM_SYMMETRIC_SIZE)",
-                     largest, free_bytes, largest_free);
+                     "cannot allocate %ld bytes: the symmetric heap has %zu bytes free of %zu, "
+                     "the largest free block is %zu, and %s",
+                     largest, free_bytes, pg_heap_capacity(), largest_free, why);
         }
     }
     long *sizes = malloc((size_t)pg_world.npes * sizeof *sizes);

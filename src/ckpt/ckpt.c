@@ -54,7 +54,7 @@ static const char *const kind_name[] = {"symmetric heap object", "ARMCI group al
                                         "registered region"};
 
 struct image_entry {
-    uint64_t where; /* heap offset, or the registration's index */
+    uint64_t where; /* offset from the heap's start, or the registration's index */
     uint64_t bytes;
     uint32_t kind, reserved;
 };
@@ -301,7 +301,7 @@ static void *entry_memory(const struct image_entry *e)
 {
     if (e->kind == ENTRY_REGISTERED)
         return regions[e->where].addr;
-    return pg_segments[PG_SEG_HEAP].base + e->where;
+    return pg_heap_base() + e->where;
 }
 
 int pg_ckpt_save(const char *call, const char *dir)

@@ -307,13 +307,13 @@ void pg_ds_recv_open(struct pg_net_ep *ep, struct pg_ds_recv_buffer *b, size_t s
 void pg_ds_recv_repost(struct pg_net_ep *ep, void *context);
 void pg_ds_recv_close(struct pg_ds_recv_buffer *b);
 
-/* How initiators name a PE's segment in a direct RMA: registered by the server of its node
- * on the server's endpoint, so the server thread's progress completes it while the PE
- * computes. */
+/* How initiators name a part of a PE's segment (pg_mem_part) in a direct RMA: registered by
+ * the server of its node on the server's endpoint, so the server thread's progress completes
+ * it while the PE computes. */
 struct pg_ds_region {
-    uint64_t registered; /* 0: no direct RMA to this segment */
+    uint64_t registered; /* 0: no direct RMA to this part */
     uint64_t key;
-    uint64_t base; /* the remote address of byte 0 */
+    uint64_t base; /* the remote address of the part's first byte */
 };
 
 /* The server, on node-local rank 0 (driven by the pipeline's bring-up). Open: its endpoint,
@@ -321,7 +321,10 @@ struct pg_ds_region {
  * thread; a source's endpoint is learnt from its HELLO. Stop: once the hosting PE has sent it
  * a PG_DS_STOP request, joins the thread and releases everything. */
 void pg_ds_server_open(void);
-struct pg_ds_region pg_ds_server_region(int pe, int seg);
+struct pg_ds_region pg_ds_server_region(int pe, int id);
+/* The heap's newest part (pg_mem_newest_part) of every PE of the node is registered, as the
+ * others were at open: by the hosting PE, while the heap grows. */
+void pg_ds_server_heap_grown(void);
 struct pg_net_ep *pg_ds_server_ep(void);
 void pg_ds_server_start(void);
 void pg_ds_server_stop(void);

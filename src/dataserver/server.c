@@ -85,8 +85,9 @@ static struct {
     size_t min_grant, full_grant;
     struct reply_pool headers, packs;
     size_t chunk;
-    struct pg_net_mr **segment_mr; /* [local_size * PG_SEG_COUNT] */
+    struct pg_net_mr **segment_mr; /* [local_size * PG_MEM_PARTS], by segment part */
     size_t registrations;
+    uint64_t segment_access;    /* what the registrations allow; 0: none made */
     struct ds_source **sources; /* [npes], a record once the PE has sent here */
     size_t nsources;
     uint32_t owing;
@@ -294,9 +295,22 @@ static void reject(const struct pg_ds_header *h, size_t len, int status)
         reply(h, PG_DS_NACK, (uint16_t)status, 0);
 }
 
-static struct pg_net_mr *segment_mr(uint32_t pe, int seg)
+/* The registration of part id of pe's segments; a growth's is stored by the hosting PE's
+ * thread before any request can name that part. */
+static struct pg_net_mr *segment_mr(uint32_t pe, int id)
 {
-    return s.segment_mr ? s.segment_mr[pg_world.local_of[pe] * PG_SEG_COUNT + seg] : NULL;
+    return s.segment_mr ? __atomic_load_n(&s.segment_mr[pg_world.local_of[pe] * PG_MEM_PARTS + id],
+                                          __ATOMIC_ACQUIRE)
+                        : NULL;
+}
+
+/* The registration covering [offset, offset+len) of segment seg of pe, or NULL when none
+ * does (the range crosses parts). */
+static struct pg_net_mr *range_mr(uint32_t pe, int seg, size_t offset, size_t len)
+{
+    size_t start;
+    int id = pg_mem_part_of(seg, offset, len, &start);
+    return id < 0 ? NULL : segment_mr(pe, id);
 }
 
 static void acc_piece(char *region, char *packed, size_t n, void *arg)
@@ -341,9 +355,13 @@ static void stream(const struct pg_ds_header *h, char *base, const struct pg_ds_
         if (h->layout == PG_DS_VECTOR)
             n = n / l->piece_bytes * l->piece_bytes;
         size_t position = h->position + done;
-        if (h->layout == PG_DS_CONTIG && n % PG_DS_WIRE_ALIGN == 0) {
+        struct pg_net_mr *mr = h->layout == PG_DS_CONTIG
+                                   ? range_mr(h->target, h->segment, h->offset + position, n)
+                                   : NULL;
+        /* Sent from memory when its registration covers the chunk (or none is needed). */
+        if (h->layout == PG_DS_CONTIG && n % PG_DS_WIRE_ALIGN == 0 && (mr || !pg_net_local_mr())) {
             send_reply(&s.headers, take_reply(&s.headers), h, PG_DS_GET_REPLY, 0, 0,
-                       base + h->offset + position, n, position, segment_mr(h->target, h->segment));
+                       base + h->offset + position, n, position, mr);
         } else {
             struct reply_buffer *r = take_reply(&s.packs);
             if (h->layout == PG_DS_VECTOR) {
@@ -372,9 +390,10 @@ static int on_this_node(uint32_t pe)
  * process, or NULL when the range runs past the segment. */
 static char *segment_base(uint32_t pe, int seg, uint64_t origin, uint64_t span)
 {
-    const struct pg_segment *sg = &pg_segments[seg];
+    /* The heap's size grows under the hosting PE's thread. */
+    uint64_t size = __atomic_load_n(&pg_segments[seg].size, __ATOMIC_ACQUIRE);
     char *base = pg_mem_peer_base(seg, (int)pe);
-    if (!base || origin > sg->size || span > sg->size - origin)
+    if (!base || origin > size || span > size - origin)
         return NULL;
     return base;
 }
@@ -789,33 +808,48 @@ static void pool_close(struct reply_pool *pool)
     free(pool->buffers);
 }
 
-/* Every segment of every PE of the node is registered once: the target of direct RMA, and
- * the source of contiguous get replies where sends need registered buffers. */
+/* Registers part id of the segments of the node's PE of local rank i, when it exists. */
+static void register_part(int i, int id)
+{
+    int seg;
+    size_t start, len;
+    int pe = pg_world.local_pes[i];
+    if (pg_mem_part(id, &seg, &start, &len) != 0 || !pg_mem_peer_base(seg, pe))
+        return;
+    struct pg_net_mr *mr =
+        pg_net_mr_reg(s.ep, pg_mem_peer_base(seg, pe) + start, len, s.segment_access);
+    __atomic_store_n(&s.segment_mr[i * PG_MEM_PARTS + id], mr, __ATOMIC_RELEASE);
+}
+
+/* Every segment of every PE of the node is registered once, part by part: the target of
+ * direct RMA, and the source of contiguous get replies where sends need registered buffers. */
 static void register_segments(void)
 {
-    uint64_t access = (pg_net_has_rma() ? FI_REMOTE_READ | FI_REMOTE_WRITE : 0) |
-                      (pg_net_local_mr() ? FI_SEND : 0);
-    if (!access)
+    s.segment_access = (pg_net_has_rma() ? FI_REMOTE_READ | FI_REMOTE_WRITE : 0) |
+                       (pg_net_local_mr() ? FI_SEND : 0);
+    if (!s.segment_access)
         return;
-    s.registrations = (size_t)pg_world.local_size * PG_SEG_COUNT;
+    s.registrations = (size_t)pg_world.local_size * PG_MEM_PARTS;
     s.segment_mr = calloc(s.registrations, sizeof *s.segment_mr);
     if (!s.segment_mr)
         pg_fatal("shmem_init", "out of memory for the data server's registrations");
     account(PART_TABLES, (long long)(s.registrations * sizeof *s.segment_mr));
-    for (int i = 0; i < pg_world.local_size; i++) {
-        int pe = pg_world.local_pes[i];
-        for (int seg = 0; seg < PG_SEG_COUNT; seg++) {
-            const struct pg_segment *sg = &pg_segments[seg];
-            if (pg_mem_peer_base(seg, pe) && sg->size)
-                s.segment_mr[i * PG_SEG_COUNT + seg] =
-                    pg_net_mr_reg(s.ep, pg_mem_peer_base(seg, pe), sg->size, access);
-        }
-    }
+    for (int i = 0; i < pg_world.local_size; i++)
+        for (int id = 0; id < PG_MEM_PARTS; id++)
+            register_part(i, id);
 }
 
-struct pg_ds_region pg_ds_server_region(int pe, int seg)
+void pg_ds_server_heap_grown(void)
 {
-    struct pg_net_mr *mr = segment_mr((uint32_t)pe, seg);
+    if (!s.segment_access)
+        return;
+    for (int i = 0; i < pg_world.local_size; i++)
+        register_part(i, pg_mem_newest_part());
+}
+
+struct pg_ds_region pg_ds_server_region(int pe, int id)
+{
+    struct pg_net_mr *mr = segment_mr((uint32_t)pe, id);
     if (!mr || !pg_net_has_rma())
         return (struct pg_ds_region){0};
     return (struct pg_ds_region){
@@ -886,6 +920,7 @@ void pg_ds_server_stop(void)
     for (size_t i = 0; i < s.registrations; i++)
         pg_net_mr_close(s.segment_mr[i]);
     free(s.segment_mr);
+    s.segment_access = 0;
     for (size_t i = 0; i < s.max_segments + s.lend_segments; i++)
         if (s.segments[i].data)
             pg_ds_recv_close(&s.segments[i]);
@@ -962,5 +997,5 @@ struct pg_ds_server_counts pg_ds_server_worst(size_t npes, size_t local_size)
                                         .segments = segments,
                                         .arrivals = ARRIVALS_START,
                                         .pack_buffers = PACK_BUFFERS,
-                                        .registrations = local_size * PG_SEG_COUNT};
+                                        .registrations = local_size * PG_MEM_PARTS};
 }

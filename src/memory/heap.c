@@ -107,8 +107,8 @@ void *pg_arena_alloc(struct pg_arena *a, size_t alignment, size_t size)
         struct pg_arena_block b = a->blocks[i];
         if (b.used)
             continue;
-        /* The heap base is PG_HEAP_MAX_ALIGN-aligned on every PE: aligned addresses are
-         * aligned offsets, the same on all PEs. */
+        /* The heap base has the same residue modulo PG_HEAP_MAX_ALIGN on every PE: aligned
+         * addresses are the same offsets on all PEs. */
         uintptr_t addr = (uintptr_t)(a->base + b.off);
         size_t pad = (size_t)((alignment - addr % alignment) % alignment);
         if (pad > b.len || b.len - pad < size)
@@ -210,6 +210,33 @@ void pg_heap_usage(size_t *free_bytes, size_t *largest_free)
     }
 }
 
+void pg_heap_extend(size_t new_size)
+{
+    struct pg_arena *a = &sym_heap;
+    size_t added = new_size - a->size;
+    struct pg_arena_block *last = &a->blocks[a->nblocks - 1];
+    if (!last->used)
+        last->len += added;
+    else
+        insert_block(a, a->nblocks, (struct pg_arena_block){a->size, added, 0, 0});
+    a->size = new_size;
+}
+
+size_t pg_heap_shortfall(size_t alignment, size_t size)
+{
+    const struct pg_arena *a = &sym_heap;
+    if (alignment < PG_HEAP_MIN_ALIGN)
+        alignment = PG_HEAP_MIN_ALIGN;
+    if (size > SIZE_MAX / 2)
+        return SIZE_MAX;
+    const struct pg_arena_block *last = &a->blocks[a->nblocks - 1];
+    size_t tail = last->used ? a->size : last->off;
+    uintptr_t addr = (uintptr_t)(a->base + tail);
+    size_t pad = (size_t)((alignment - addr % alignment) % alignment);
+    size_t end = tail + pad + ((size + PG_HEAP_MIN_ALIGN - 1) & ~(size_t)(PG_HEAP_MIN_ALIGN - 1));
+    return end > a->size ? end - a->size : 0;
+}
+
 void *pg_heap_alloc(size_t alignment, size_t size)
 {
     return pg_arena_alloc(&sym_heap, alignment, size);
@@ -249,6 +276,11 @@ static void list_objects(const struct pg_arena *a, int in_sub, struct pg_mem_obj
             out[*n] = (struct pg_mem_object){base + b->off, b->requested, in_sub};
         ++*n;
     }
+}
+
+char *pg_heap_base(void)
+{
+    return sym_heap.base;
 }
 
 size_t pg_mem_objects(struct pg_mem_object *out, size_t max)

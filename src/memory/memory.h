@@ -16,25 +16,28 @@ enum pg_seg_id {
 };
 
 struct pg_segment {
-    char *base; /* my own copy */
-    size_t size;
+    char *base;       /* my own copy */
+    size_t size;      /* in use; the heap's grows (pg_mem_heap_grow), never beyond `reserved` */
+    size_t reserved;  /* address space kept at base, and at each peer_base, for growth */
     char **peer_base; /* [local_size]: my mapping of each on-node PE's copy, by local rank */
 };
 
 extern struct pg_segment pg_segments[PG_SEG_COUNT];
 
 /* Creates my segments, maps those of every on-node peer, and unlinks the shared objects
- * as soon as the node has mapped them. The heap segment holds heap_size bytes for the program,
- * then the internal area: PG_INTERNAL_BASE bytes plus internal_extra (the collectives'
- * channels, which grow with the job). The heap's pages are of the kind PANGEA_HUGE_PAGES asks
- * for (see pg_pages_offered). Collective over the world. 0 or -1. */
+ * as soon as the node has mapped them. The heap segment holds the internal area first
+ * (PG_INTERNAL_BASE bytes plus internal_extra, the collectives' channels, which grow with the
+ * job), then heap_size bytes for the program; it may grow to the heap maximum
+ * (PANGEA_SYMMETRIC_MAX), whose address range every PE reserves for its own copy and for each
+ * on-node peer's. The heap's pages are of the kind PANGEA_HUGE_PAGES asks for (see
+ * pg_pages_offered). Collective over the world. 0 or -1. */
 int pg_memory_init(size_t heap_size, size_t internal_extra);
 void pg_memory_fini(void);
 /* For SHMEM_INFO, on PE 0: the heap's size, how many PEs got each kind of pages, and why
  * better kinds were not taken on my node. */
 void pg_memory_print(void *stream);
 
-/* The library-internal symmetric area at the end of the heap segment: this much for the
+/* The library-internal symmetric area at the start of the heap segment: this much for the
  * modules' own words, besides the collectives' channels. */
 #define PG_INTERNAL_BASE ((size_t)64 << 10)
 /* The internal area of a heap segment whose collectives' channels take `extra` bytes: the one
@@ -65,13 +68,41 @@ long pg_pages_hugetlb_room(const struct pg_page_probe *p);
 /* For pangea-info: the probe, and what a heap of heap_size bytes would get here. */
 void pg_pages_describe(void *stream, int setting, size_t heap_size);
 
+/* Growth of the heap, collective over the world: every PE calls it at the same point, after
+ * pg_heap_alloc(alignment, size) failed on all of them alike (the allocator being
+ * deterministic, the new size needs no agreement). The heap's program part at least doubles,
+ * within the maximum; the segment's object grows and is mapped into the reserved range, where
+ * the on-node peers' mappings already cover it, so existing addresses never move. 0 when the
+ * allocation fits now; -1 on every PE when it cannot (beyond the maximum, or a node cannot back
+ * it), with why. */
+int pg_mem_heap_grow(size_t alignment, size_t size, char *why, size_t len);
+/* The most the program's part of the heap may grow to (PANGEA_SYMMETRIC_MAX, or the node's
+ * memory shared by its PEs; the same on every PE). */
+size_t pg_heap_max(void);
+
+/* The network registers a segment in parts that never change once made: the heap's initial
+ * extent, then each growth (at most PG_HEAP_GROWTHS), and the static data in one. Part ids:
+ * seg for a segment's first part, PG_SEG_COUNT + g - 1 for the heap's growth g; the parts lie
+ * at the same offsets on every PE. */
+#define PG_HEAP_GROWTHS 24
+#define PG_MEM_PARTS (PG_SEG_COUNT + PG_HEAP_GROWTHS)
+/* Segment and byte range [start, start+len) of part id: 0, or -1 when it does not exist (yet). */
+int pg_mem_part(int id, int *seg, size_t *start, size_t *len);
+/* The part holding [offset, offset+len) of segment seg, and where it starts; -1 when the range
+ * crosses parts or lies outside. */
+int pg_mem_part_of(int seg, size_t offset, size_t len, size_t *start);
+/* The id of the heap's newest part (seg PG_SEG_HEAP itself before any growth). */
+int pg_mem_newest_part(void);
+
 /* Which segment holds [addr, addr+len) of my address space, and at which offset.
  * Returns the segment id or -1 when the range is not (entirely) symmetric memory. */
 static inline int pg_mem_locate(const void *addr, size_t len, size_t *offset)
 {
     for (int s = 0; s < PG_SEG_COUNT; s++) {
+        /* The heap's size grows under another thread of the process (a plain load on x86). */
+        size_t size = __atomic_load_n(&pg_segments[s].size, __ATOMIC_RELAXED);
         size_t off = (size_t)((const char *)addr - pg_segments[s].base);
-        if (off < pg_segments[s].size && len <= pg_segments[s].size - off) {
+        if (off < size && len <= size - off) {
             *offset = off;
             return s;
         }
@@ -140,19 +171,28 @@ int pg_arena_object(const struct pg_arena *a, const void *addr, char **start, si
 void pg_mem_sub_arena(const struct pg_arena *a);
 
 /* The live symmetric allocations of this PE, in address order: heap objects (an arena's block
- * replaced by the arena's own objects), each as its offset in the heap segment and the bytes
- * the program asked for. Writes at most max entries, returns how many there are (a checkpoint
- * saves them, a restart checks that the program made the same). */
+ * replaced by the arena's own objects), each as its offset from pg_heap_base() and the bytes
+ * the program asked for (offsets that do not depend on the node layout, which sizes the
+ * internal area before the heap). Writes at most max entries, returns how many there are (a
+ * checkpoint saves them, a restart checks that the program made the same). */
 struct pg_mem_object {
     size_t offset, len;
     int in_sub_arena; /* 1: an object of the front-end's arena */
 };
 size_t pg_mem_objects(struct pg_mem_object *out, size_t max);
+/* Where the symmetric heap allocator's memory starts. */
+char *pg_heap_base(void);
 
 /* Hands [base, base+size) to the heap allocator, all free (segment setup and unit tests). */
 void pg_heap_setup(char *base, size_t size);
+/* Adds [base+size, base+new_size) to the heap allocator, free (after the segment grew). */
+void pg_heap_extend(size_t new_size);
+/* Bytes the heap must grow by for pg_heap_alloc(alignment, size) to succeed: counts the free
+ * block at its end. */
+size_t pg_heap_shortfall(size_t alignment, size_t size);
 
-/* The largest alignment shmem_align can honour: every heap starts at a multiple of it. */
+/* The largest alignment shmem_align can honour: every heap starts at the same residue modulo
+ * it (the segments at multiples of it, the heap after an internal area of one size). */
 #define PG_HEAP_MAX_ALIGN ((size_t)1 << 30)
 
 /* The symmetric heap allocator. Deterministic: the same sequence of calls gives the same

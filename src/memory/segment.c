@@ -4,7 +4,9 @@
  * heap of huge pages is a memfd of the same name and mode, which the node's PEs open through
  * /proc/PID/fd of its creator: hugetlb pages then need no hugetlbfs mount, and transparent
  * huge pages follow the kernel's shmem_enabled policy (a /dev/shm object follows the huge=
- * option of that mount instead, which is rarely set). */
+ * option of that mount instead, which is rarely set). The owner of a heap keeps its descriptor,
+ * to grow the object; every mapping of a heap spans the address range of its maximum, so the
+ * grown part is reached through the mappings that exist. */
 #define _GNU_SOURCE
 #include "memory.h"
 
@@ -33,7 +35,16 @@ struct segment_span {
 static struct segment_span *spans;
 
 static size_t internal_used;
-static size_t internal_size; /* the internal area at the end of the heap segment */
+static size_t internal_size; /* the internal area at the start of the heap segment */
+
+/* Growth: my heap object (kept open to grow it), the page its size is a multiple of (the
+ * largest any PE may take), the most its program part may hold, and where each part ends
+ * (part_end[0]: the initial extent; part_end[g]: growth g). */
+static int heap_fd = -1;
+static size_t heap_rounding;
+static size_t heap_most;
+static size_t part_end[1 + PG_HEAP_GROWTHS];
+static int growths;
 
 static const char *const seg_names[PG_SEG_COUNT] = {"heap", "data"};
 
@@ -189,7 +200,7 @@ static int remap_static_data(int *fd_out)
         return -1;
     }
     pg_segments[PG_SEG_DATA].base = at;
-    pg_segments[PG_SEG_DATA].size = size;
+    pg_segments[PG_SEG_DATA].size = pg_segments[PG_SEG_DATA].reserved = size;
     *fd_out = fd;
     return 0;
 }
@@ -210,27 +221,31 @@ static int node_failure(int status)
     return failed;
 }
 
-/* Maps fd at an address that is a multiple of align (a power of two), or NULL and why. My heap
- * is placed at a multiple of PG_HEAP_MAX_ALIGN, so that every PE's heap starts at the same
- * residue and an offset aligned on one PE is aligned on all (shmem_align); a peer's heap at a
- * multiple of its page size, so that its huge pages can be mapped whole. */
-static char *map_aligned(size_t size, size_t align, int fd, int flags, char *why, size_t len)
+/* Maps fd over `range` bytes at an address that is a multiple of align (a power of two), or
+ * NULL and why. My heap is placed at a multiple of PG_HEAP_MAX_ALIGN, so that every PE's heap
+ * starts at the same residue and an offset aligned on one PE is aligned on all (shmem_align); a
+ * peer's heap at a multiple of its page size, so that its huge pages can be mapped whole. The
+ * range may exceed the object: the part beyond it becomes usable when the object grows, which
+ * is how every mapping of a heap follows its growth without moving. The first `reserve` bytes
+ * reserve their hugetlb pages (0: none do). */
+static char *map_aligned(size_t range, size_t reserve, size_t align, int fd, char *why, size_t len)
 {
     char *reserved =
-        mmap(NULL, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        mmap(NULL, range + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (reserved == MAP_FAILED) {
-        snprintf(why, len, "reserving %zu bytes of address space: %s", size + align,
+        snprintf(why, len, "reserving %zu bytes of address space: %s", range + align,
                  strerror(errno));
         return NULL;
     }
     char *base = (char *)(((uintptr_t)reserved + align - 1) & ~(uintptr_t)(align - 1));
     if (base > reserved)
         munmap(reserved, (size_t)(base - reserved));
-    munmap(base + size, (size_t)(reserved + size + align - (base + size)));
-    if (mmap(base, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | flags, fd, 0) ==
-        MAP_FAILED) {
-        snprintf(why, len, "mapping %zu bytes: %s", size, strerror(errno));
-        munmap(base, size);
+    munmap(base + range, (size_t)(reserved + range + align - (base + range)));
+    int rw = PROT_READ | PROT_WRITE;
+    if (mmap(base, range, rw, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, fd, 0) == MAP_FAILED ||
+        (reserve && mmap(base, reserve, rw, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)) {
+        snprintf(why, len, "mapping %zu bytes: %s", reserve ? reserve : range, strerror(errno));
+        munmap(base, range);
         return NULL;
     }
     return base;
@@ -272,7 +287,7 @@ static void unmap_peers(int seg)
         return;
     for (int l = 0; l < pg_world.local_size; l++)
         if (s->peer_base[l] && s->peer_base[l] != s->base)
-            munmap(s->peer_base[l], s->size);
+            munmap(s->peer_base[l], s->reserved);
     free(s->peer_base);
     s->peer_base = NULL;
 }
@@ -316,14 +331,14 @@ static int map_peers(int seg, const struct object_ref *mine, size_t align, int k
         if (fd < 0)
             snprintf(why, len, "opening the %s of PE %d: %s", seg_names[seg], pe, strerror(errno));
         else
-            at = map_aligned(s->size, align, fd, MAP_NORESERVE, why, len);
+            at = map_aligned(s->reserved, 0, align, fd, why, len);
         if (fd >= 0)
             close(fd);
         /* A peer's mapping of a hugetlb heap needs no reservation of its own: it shares the
          * owner's, held by the object. */
-        if (!at || (seg == PG_SEG_HEAP && advise_heap(at, s->size, kind, why, len) != 0)) {
+        if (!at || (seg == PG_SEG_HEAP && advise_heap(at, s->reserved, kind, why, len) != 0)) {
             if (at)
-                munmap(at, s->size);
+                munmap(at, s->reserved);
             status = -1;
             break;
         }
@@ -333,14 +348,14 @@ static int map_peers(int seg, const struct object_ref *mine, size_t align, int k
     return status;
 }
 
-/* Appends to why the state of the hugetlb pool, which a heap of size bytes could not have. */
+/* Appends to why the state of the hugetlb pool, which size bytes of heap could not have. */
 static void add_hugetlb_pool(size_t size, char *why, size_t len)
 {
     struct pg_page_probe p;
     pg_pages_probe(&p);
     size_t used = strlen(why);
     snprintf(why + used, len - used,
-             "; a heap takes %zu hugetlb pages of %zu kB, %ld can be had (HugePages_Free %ld, "
+             "; that takes %zu hugetlb pages of %zu kB, %ld can be had (HugePages_Free %ld, "
              "HugePages_Rsvd %ld, nr_overcommit_hugepages %ld; /proc/sys/vm/nr_hugepages sets "
              "the pool)",
              size / p.hugetlb_size, p.hugetlb_size >> 10, pg_pages_hugetlb_room(&p), p.hugetlb_free,
@@ -374,13 +389,13 @@ static int try_heap(int kind, int want, int final, size_t page, char *why, size_
         if (fd >= 0) {
             mine.fd = kind == PG_HUGE_OFF ? -1 : fd;
             mine.name_nonce = name_nonce[PG_SEG_HEAP];
-            /* Hugetlb pages are reserved by this mapping (no MAP_NORESERVE): too few fail here,
+            /* Hugetlb pages of the heap in use are reserved by my mapping: too few fail here,
              * not with SIGBUS at a first touch. */
-            int flags = kind == PG_HUGE_HUGETLB ? 0 : MAP_NORESERVE;
-            heap->base = map_aligned(heap->size, PG_HEAP_MAX_ALIGN, fd, flags, why, len);
+            size_t reserve = kind == PG_HUGE_HUGETLB ? heap->size : 0;
+            heap->base = map_aligned(heap->reserved, reserve, PG_HEAP_MAX_ALIGN, fd, why, len);
             if (!heap->base && kind == PG_HUGE_HUGETLB)
                 add_hugetlb_pool(heap->size, why, len);
-            if (heap->base && advise_heap(heap->base, heap->size, kind, why, len) == 0)
+            if (heap->base && advise_heap(heap->base, heap->reserved, kind, why, len) == 0)
                 status = 0;
         }
         if (status != 0 && final)
@@ -393,17 +408,19 @@ static int try_heap(int kind, int want, int final, size_t page, char *why, size_
             heap_error(kind, why);
         failed = node_failure(status);
     }
-    /* Mapped by the whole node, or given up: nobody opens my object any more. */
-    if (fd >= 0) {
-        if (kind == PG_HUGE_OFF) {
-            char name[96];
-            object_name(name, sizeof name, pg_world.me, PG_SEG_HEAP, name_nonce[PG_SEG_HEAP]);
-            shm_unlink(name);
-        }
-        close(fd);
+    /* Mapped by the whole node, or given up: nobody opens my object any more. I keep it open
+     * to grow it. */
+    if (fd >= 0 && kind == PG_HUGE_OFF) {
+        char name[96];
+        object_name(name, sizeof name, pg_world.me, PG_SEG_HEAP, name_nonce[PG_SEG_HEAP]);
+        shm_unlink(name);
     }
-    if (failed < 0)
+    if (failed < 0) {
+        heap_fd = fd;
         return 0;
+    }
+    if (fd >= 0)
+        close(fd);
     if (status == 0 && want) {
         snprintf(why, len, "PE %d of this node could not have them (SHMEM_DEBUG tells why)",
                  failed);
@@ -412,14 +429,14 @@ static int try_heap(int kind, int want, int final, size_t page, char *why, size_
     }
     unmap_peers(PG_SEG_HEAP);
     if (heap->base)
-        munmap(heap->base, heap->size);
+        munmap(heap->base, heap->reserved);
     heap->base = NULL;
     return -1;
 }
 
 /* Sets up my heap with the best kind of pages that PANGEA_HUGE_PAGES allows and every PE of my
  * node can have: hugetlb, thp, then base pages. 0, or -1 after printing why. */
-static int setup_heap(size_t heap_size)
+static int setup_heap(size_t heap_size, size_t heap_max)
 {
     struct pg_page_probe probe;
     pg_pages_probe(&probe);
@@ -442,8 +459,11 @@ static int setup_heap(size_t heap_size)
      * the allocator deterministic. */
     long long mine = (long long)page, least, largest;
     pg_boot_minmax(&mine, &least, &largest, 1);
-    pg_segments[PG_SEG_HEAP].size =
-        pg_heap_segment_size(heap_size + internal_size, (size_t)largest);
+    heap_rounding = (size_t)largest;
+    pg_segments[PG_SEG_HEAP].size = pg_heap_segment_size(internal_size + heap_size, heap_rounding);
+    pg_segments[PG_SEG_HEAP].reserved =
+        pg_heap_segment_size(internal_size + heap_max, heap_rounding);
+    heap_most = pg_segments[PG_SEG_HEAP].reserved - internal_size;
 
     /* Every PE of the node makes every attempt, until one succeeds on all of them. */
     heap_pages = -1;
@@ -494,25 +514,41 @@ static unsigned long long node_memory(void)
     return bytes;
 }
 
-/* A heap the node cannot back with memory is accepted (its pages are only reserved) but fails
- * far from the cause when touched: say so at init, on PE 0. */
-static void warn_unbacked_heap(size_t heap_size)
+/* The node's memory divided by its PEs: a heap's default maximum. */
+static size_t memory_share(void)
 {
-    if (pg_world.me != 0)
-        return;
-    unsigned long long memory = node_memory();
-    unsigned long long share = memory / (unsigned long long)pg_world.local_size;
-    if (share > 0 && heap_size > share)
+    return (size_t)(node_memory() / (unsigned long long)pg_world.local_size);
+}
+
+/* A heap the node cannot back with memory is accepted (its pages are only reserved) but fails
+ * far from the cause when touched: say so at init, on PE 0. The heap grows when needed, so a
+ * large starting size is seldom the answer. */
+static void warn_unbacked_heap(size_t heap_size, size_t share)
+{
+    if (pg_world.me == 0 && share > 0 && heap_size > share)
         pg_warn("SHMEM_SYMMETRIC_SIZE=%zu bytes per PE is more than this node can back: %llu "
-                "bytes of memory for %d PEs, %llu each; the heap's pages will run out when used",
-                heap_size, memory, pg_world.local_size, share);
+                "bytes of memory for %d PEs, %zu each; the heap's pages will run out when used. "
+                "The heap grows when an allocation needs it (up to PANGEA_SYMMETRIC_MAX): a "
+                "smaller SHMEM_SYMMETRIC_SIZE is enough",
+                heap_size, node_memory(), pg_world.local_size, share);
+}
+
+/* The heap's maximum, the same on every PE (the least of theirs): PANGEA_SYMMETRIC_MAX, by
+ * default the node's memory share, never less than the starting size. */
+static size_t agreed_heap_max(size_t heap_size, size_t share)
+{
+    size_t most = pg_cfg.symmetric_max ? (size_t)pg_cfg.symmetric_max : share;
+    long long mine = (long long)(most > heap_size ? most : heap_size), least, largest;
+    pg_boot_minmax(&mine, &least, &largest, 1);
+    return (size_t)least;
 }
 
 int pg_memory_init(size_t heap_size, size_t internal_extra)
 {
-    warn_unbacked_heap(heap_size);
+    size_t share = memory_share();
+    warn_unbacked_heap(heap_size, share);
     internal_size = pg_mem_internal_size(internal_extra);
-    if (setup_heap(heap_size) != 0)
+    if (setup_heap(heap_size, agreed_heap_max(heap_size, share)) != 0)
         return -1;
     pg_phase_end(PG_PHASE_HEAP_SEGMENT);
     int data_fd = -1;
@@ -544,8 +580,122 @@ int pg_memory_init(size_t heap_size, size_t internal_extra)
     count_heap_pages();
     internal_used = 0;
     struct pg_segment *heap = &pg_segments[PG_SEG_HEAP];
-    pg_heap_setup(heap->base, heap->size - internal_size);
+    pg_heap_setup(heap->base + internal_size, heap->size - internal_size);
+    part_end[0] = heap->size;
+    growths = 0;
     return 0;
+}
+
+/* My heap object grows to new_size bytes (from old_size), its new part reserving its hugetlb
+ * pages. 0, or -1 and why. */
+static int extend_object(size_t old_size, size_t new_size, char *why, size_t len)
+{
+    struct stat st;
+    /* A writable mapping of a hugetlb object beyond its end already extended it. */
+    if (fstat(heap_fd, &st) != 0 ||
+        ((size_t)st.st_size < new_size && ftruncate(heap_fd, (off_t)new_size) != 0)) {
+        snprintf(why, len, "cannot grow the heap object to %zu bytes: %s", new_size,
+                 strerror(errno));
+        return -1;
+    }
+    if (heap_pages != PG_HUGE_HUGETLB)
+        return 0;
+    char *at = pg_segments[PG_SEG_HEAP].base + old_size;
+    size_t added = new_size - old_size;
+    int rw = PROT_READ | PROT_WRITE;
+    if (mmap(at, added, rw, MAP_SHARED | MAP_FIXED, heap_fd, (off_t)old_size) != MAP_FAILED)
+        return 0;
+    snprintf(why, len, "reserving %zu bytes of hugetlb pages: %s", added, strerror(errno));
+    add_hugetlb_pool(added, why, len);
+    /* A failed MAP_FIXED may have removed the old mapping: the range stays mapped, unreserved. */
+    if (mmap(at, added, rw, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, heap_fd, (off_t)old_size) ==
+        MAP_FAILED)
+        pg_fatal("shmem_malloc", "cannot map the symmetric heap's reserved range back: %s",
+                 strerror(errno));
+    return -1;
+}
+
+int pg_mem_heap_grow(size_t alignment, size_t size, char *why, size_t len)
+{
+    struct pg_segment *heap = &pg_segments[PG_SEG_HEAP];
+    size_t now = pg_heap_capacity(), short_by = pg_heap_shortfall(alignment, size);
+    /* Every PE decides alike from the same state: only the object's growth needs agreeing. */
+    if (alignment > PG_HEAP_MAX_ALIGN) {
+        snprintf(why, len, "no heap honours an alignment beyond %zu bytes", PG_HEAP_MAX_ALIGN);
+        return -1;
+    }
+    if (short_by > heap_most - now) {
+        snprintf(why, len,
+                 "growing the heap to fit it would take it beyond its maximum of %zu bytes "
+                 "(raise PANGEA_SYMMETRIC_MAX)",
+                 heap_most);
+        return -1;
+    }
+    if (growths == PG_HEAP_GROWTHS) {
+        snprintf(why, len, "the heap has grown %d times already, the most it can", growths);
+        return -1;
+    }
+    size_t want = now + short_by > 2 * now ? now + short_by : 2 * now;
+    size_t new_size = pg_heap_segment_size(internal_size + want, heap_rounding);
+    if (new_size > heap->reserved)
+        new_size = heap->reserved;
+    int status = extend_object(heap->size, new_size, why, len);
+    long long mine = status == 0 ? pg_world.npes : pg_world.me, first_failed, most;
+    pg_boot_minmax(&mine, &first_failed, &most, 1);
+    if (first_failed < pg_world.npes) {
+        if (status == 0)
+            snprintf(why, len,
+                     "PE %lld could not grow its heap to %zu bytes (SHMEM_DEBUG "
+                     "tells why)",
+                     first_failed, new_size);
+        pg_debug("symmetric heap: growth to %zu bytes failed: %s", new_size, why);
+        return -1;
+    }
+    part_end[growths + 1] = new_size;
+    __atomic_store_n(&growths, growths + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&heap->size, new_size, __ATOMIC_RELEASE);
+    pg_heap_extend(new_size - internal_size);
+    for (int pe = 0; spans && pe < pg_world.npes; pe++)
+        spans[pe * PG_SEG_COUNT + PG_SEG_HEAP].size = new_size;
+    pg_debug("symmetric heap: grown to %zu bytes", new_size);
+    return 0;
+}
+
+size_t pg_heap_max(void)
+{
+    return heap_most;
+}
+
+int pg_mem_part(int id, int *seg, size_t *start, size_t *len)
+{
+    int g = id < PG_SEG_COUNT ? 0 : id - PG_SEG_COUNT + 1;
+    if (id < 0 || id >= PG_MEM_PARTS || g > __atomic_load_n(&growths, __ATOMIC_ACQUIRE))
+        return -1;
+    *seg = id < PG_SEG_COUNT ? id : PG_SEG_HEAP;
+    *start = g ? part_end[g - 1] : 0;
+    *len = *seg == PG_SEG_HEAP ? part_end[g] - *start : pg_segments[*seg].size;
+    return *len ? 0 : -1;
+}
+
+int pg_mem_part_of(int seg, size_t offset, size_t len, size_t *start)
+{
+    if (seg != PG_SEG_HEAP) {
+        *start = 0;
+        return offset + len <= pg_segments[seg].size ? seg : -1;
+    }
+    int last = __atomic_load_n(&growths, __ATOMIC_ACQUIRE);
+    int g = 0;
+    while (g <= last && part_end[g] <= offset)
+        g++;
+    if (g > last || len > part_end[g] - offset)
+        return -1;
+    *start = g ? part_end[g - 1] : 0;
+    return g ? PG_SEG_COUNT + g - 1 : PG_SEG_HEAP;
+}
+
+int pg_mem_newest_part(void)
+{
+    return growths ? PG_SEG_COUNT + growths - 1 : PG_SEG_HEAP;
 }
 
 void pg_mem_exchange_bases(void)
@@ -564,8 +714,10 @@ void pg_mem_exchange_bases(void)
 void pg_memory_print(void *stream)
 {
     FILE *out = stream;
-    fprintf(out, "symmetric heap: %zu bytes per PE (and %zu internal), PANGEA_HUGE_PAGES=%s:",
-            pg_segments[PG_SEG_HEAP].size - internal_size, internal_size,
+    fprintf(out,
+            "symmetric heap: %zu bytes per PE (and %zu internal), growing up to %zu, "
+            "PANGEA_HUGE_PAGES=%s:",
+            pg_segments[PG_SEG_HEAP].size - internal_size, internal_size, heap_most,
             PG_WORDS_HUGE_PAGES[pg_cfg.huge_pages]);
     const char *sep = " ";
     for (int kind = PG_HUGE_HUGETLB; kind <= PG_HUGE_OFF; kind++) {
@@ -589,9 +741,12 @@ void pg_memory_fini(void)
         unmap_peers(seg);
         /* The data segment stays mapped in place: it *is* the program's static data. */
         if (seg == PG_SEG_HEAP && s->base)
-            munmap(s->base, s->size);
+            munmap(s->base, s->reserved);
         memset(s, 0, sizeof *s);
     }
+    if (heap_fd >= 0)
+        close(heap_fd);
+    heap_fd = -1;
 }
 
 size_t pg_mem_table_bytes(size_t npes, size_t local_size)
@@ -604,8 +759,7 @@ void *pg_mem_internal_alloc(size_t size)
     size = (size + 63) & ~(size_t)63;
     if (internal_used + size > internal_size)
         pg_fatal("shmem_init", "internal symmetric area exhausted (%zu bytes)", internal_size);
-    struct pg_segment *heap = &pg_segments[PG_SEG_HEAP];
-    void *p = heap->base + heap->size - internal_size + internal_used;
+    void *p = pg_segments[PG_SEG_HEAP].base + internal_used;
     internal_used += size;
     return p;
 }

@@ -323,6 +323,14 @@ void pg_acc_vector(struct pangea_ctx *ctx, enum pg_acc_type type, const void *sc
     pg_acc_unlock(pe);
 }
 
+int pg_symmetric_grow(size_t alignment, size_t size, char *why, size_t len)
+{
+    if (pg_mem_heap_grow(alignment, size, why, len) != 0)
+        return -1;
+    pg_pipe_heap_grown();
+    return 0;
+}
+
 void pg_ctx_init(struct pangea_ctx *ctx, struct pangea_team *team, long options,
                  enum pg_ctx_counting counting)
 {

@@ -36,6 +36,13 @@ struct pangea_ctx {
 /* A consistent copy of the context's counts. */
 struct pg_ctx_counts pg_ctx_counts(struct pangea_ctx *ctx);
 
+/* Grows the symmetric heap so that pg_heap_alloc(alignment, size) fits, with the network
+ * registrations and every PE's view of the new part following: collective over the world, for
+ * the front-ends' collective allocations once the allocator said no on every PE alike. 0, or -1
+ * on every PE with why (pg_mem_heap_grow). */
+int pg_symmetric_grow(size_t alignment, size_t size, char *why, size_t len);
+#define PG_GROWTH_WHY 512 /* room for its why */
+
 /* Prepares or retires a context created by a front-end (the default context included).
  * pg_ctx_fini completes what is outstanding on it first. */
 void pg_ctx_init(struct pangea_ctx *ctx, struct pangea_team *team, long options,

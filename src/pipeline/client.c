@@ -81,6 +81,8 @@ enum link_state { LINK_NEW, LINK_IDLE, LINK_ASKED, LINK_HELD };
 struct link {
     struct sent *sent;            /* [SENT_SLOTS], from the first contact */
     struct pg_ds_region *regions; /* [PEs of the node][PG_SEG_COUNT], on the first direct RMA */
+    struct pg_ds_region *grown;   /* [PEs of the node][PG_HEAP_GROWTHS], on the first direct
+                                     RMA into a part the heap grew by */
     fi_addr_t server;             /* inserted at the first contact */
     uint64_t last_use;            /* for giving the least recently used grant back */
     uint32_t credit_used;         /* granted space held by requests in flight */
@@ -135,7 +137,7 @@ static struct {
     uint64_t clock;                         /* counts sends, for last_use */
     char *region;                           /* the send region */
     struct pg_net_mr *region_mr;            /* when local buffers must be registered */
-    struct pg_net_mr *own_mr[PG_SEG_COUNT]; /* my segments, as RMA buffers (idem) */
+    struct pg_net_mr *own_mr[PG_MEM_PARTS]; /* my segments' parts, as RMA buffers (idem) */
     size_t region_size, oldest, next, wrap_at;
     size_t chunk;         /* data bytes per message, a multiple of PG_ACC_MAX_ELEMENT */
     size_t window;        /* get bytes per request */
@@ -746,27 +748,45 @@ static int get_done(const void *arg);
 /* A region's `registered` once fetched: bit 0 as its server set it, and this bit. */
 #define REGION_FETCHED 2
 
-/* The direct RMA target of segment seg of pe: on the first direct transfer to pe, fetched
- * from pe's internal area, where its node's server left it. Lock held. */
-static const struct pg_ds_region *region_of(int pe, int seg)
+/* Fetches `count` regions of pe from the table in its internal area, from part id on. */
+static void fetch_regions(int pe, int id, struct pg_ds_region *r, int count)
+{
+    struct pg_strided all = {.count = {(size_t)count * sizeof *r}};
+    struct call call = {.remaining = all.count[0]};
+    request_windows(NULL, &call, pe, PG_SEG_HEAP, c.regions_offset + (size_t)id * sizeof *r, r,
+                    &all);
+    wait_until(get_done, &call);
+    for (int i = 0; i < count; i++)
+        r[i].registered |= REGION_FETCHED;
+}
+
+/* The direct RMA target of part id (pg_mem_part) of pe's segments: on the first direct
+ * transfer to pe (or into that grown part of its heap), fetched from pe's internal area, where
+ * its node's server left it. Lock held. */
+static const struct pg_ds_region *region_of(int pe, int id)
 {
     int node = pg_world.node_of[pe];
     struct link *l = &c.links[node];
-    if (!l->regions &&
-        !(l->regions = calloc((size_t)c.node_size[node] * PG_SEG_COUNT, sizeof *l->regions)))
-        pg_fatal("remote access", "out of memory");
-    struct pg_ds_region *r = &l->regions[pg_world.local_of[pe] * PG_SEG_COUNT];
-    if (!(r->registered & REGION_FETCHED)) {
-        struct pg_strided all = {.count = {PG_SEG_COUNT * sizeof *r}};
-        struct call call = {.remaining = all.count[0]};
-        request_windows(NULL, &call, pe, PG_SEG_HEAP, c.regions_offset, r, &all);
-        wait_until(get_done, &call);
-        for (int i = 0; i < PG_SEG_COUNT; i++)
-            r[i].registered |= REGION_FETCHED;
+    size_t local = (size_t)pg_world.local_of[pe];
+    if (id < PG_SEG_COUNT) {
+        if (!l->regions &&
+            !(l->regions = calloc((size_t)c.node_size[node] * PG_SEG_COUNT, sizeof *l->regions)))
+            pg_fatal("remote access", "out of memory");
+        struct pg_ds_region *r = &l->regions[local * PG_SEG_COUNT];
+        if (!(r->registered & REGION_FETCHED))
+            fetch_regions(pe, 0, r, PG_SEG_COUNT);
+        return &r[id];
     }
-    return &r[seg];
+    if (!l->grown &&
+        !(l->grown = calloc((size_t)c.node_size[node] * PG_HEAP_GROWTHS, sizeof *l->grown)))
+        pg_fatal("remote access", "out of memory");
+    struct pg_ds_region *r = &l->grown[local * PG_HEAP_GROWTHS + (size_t)(id - PG_SEG_COUNT)];
+    if (!(r->registered & REGION_FETCHED))
+        fetch_regions(pe, id, r, 1);
+    return r;
 }
 
+/* Every part of a segment is registered when its first is: asking the first is enough. */
 static int direct_worthwhile(int pe, int seg, const struct pg_strided *shape)
 {
     if (shape->levels || !pg_cfg.direct_rma_threshold ||
@@ -795,10 +815,11 @@ static void *local_desc(void *buf, size_t len, struct pg_net_mr **temporary)
     *temporary = NULL;
     if (!pg_net_local_mr())
         return NULL;
-    size_t offset;
+    size_t offset, start;
     int seg = pg_mem_locate(buf, len, &offset);
-    if (seg >= 0 && c.own_mr[seg])
-        return pg_net_mr_desc(c.own_mr[seg]);
+    int id = seg < 0 ? -1 : pg_mem_part_of(seg, offset, len, &start);
+    if (id >= 0 && c.own_mr[id])
+        return pg_net_mr_desc(c.own_mr[id]);
     *temporary = pg_net_mr_reg(c.ep, buf, len, FI_READ | FI_WRITE);
     return pg_net_mr_desc(*temporary);
 }
@@ -810,7 +831,15 @@ static void direct(int write, int pe, int seg, size_t offset, void *buf, size_t 
 {
     int node = pg_world.node_of[pe];
     lock_for_request();
-    const struct pg_ds_region *r = region_of(pe, seg);
+    /* The target's regions first: fetching one is a request to the node. */
+    for (size_t at = offset, start; at < offset + len;) {
+        int id = pg_mem_part_of(seg, at, 1, &start);
+        size_t part_len;
+        int part_seg;
+        pg_mem_part(id, &part_seg, &start, &part_len);
+        region_of(pe, id);
+        at = start + part_len;
+    }
     flush_batch(node);
     if (!node_drained(&node))
         wait_until(node_drained, &node);
@@ -818,11 +847,19 @@ static void direct(int write, int pe, int seg, size_t offset, void *buf, size_t 
     void *desc = local_desc(buf, len, &temporary);
     struct rma_call call = {.outstanding = 0};
     size_t piece = pg_net_max_msg();
-    for (size_t done = 0; done < len; done += piece) {
-        size_t n = len - done < piece ? len - done : piece;
+    /* One operation per provider-sized piece, none across a part of the target (each is a
+     * registration of its own). */
+    for (size_t done = 0, n; done < len; done += n) {
+        size_t start, part_len;
+        int part_seg, id = pg_mem_part_of(seg, offset + done, 1, &start);
+        pg_mem_part(id, &part_seg, &start, &part_len);
+        const struct pg_ds_region *r = region_of(pe, id);
+        n = len - done < piece ? len - done : piece;
+        if (n > start + part_len - (offset + done))
+            n = start + part_len - (offset + done);
         call.outstanding++;
         pg_net_rma(c.ep, write, c.links[node].server, (char *)buf + done, n, desc,
-                   r->base + offset + done, r->key, &call.ctx);
+                   r->base + (offset + done - start), r->key, &call.ctx);
     }
     wait_until(rma_done, &call);
     pthread_mutex_unlock(&c.lock);
@@ -1242,6 +1279,23 @@ static size_t per_node_bytes(void)
            sizeof *c.server_pe + sizeof *c.node_size;
 }
 
+/* Registers part id of my segments as local RMA buffers, when it exists and RMA is used. */
+static void register_own_part(int id)
+{
+    int seg;
+    size_t start, len;
+    if (pg_net_has_rma() && pg_mem_part(id, &seg, &start, &len) == 0)
+        c.own_mr[id] = pg_net_mr_reg(c.ep, pg_segments[seg].base + start, len, FI_READ | FI_WRITE);
+}
+
+void pipe_client_heap_grown(void)
+{
+    pthread_mutex_lock(&c.lock);
+    if (pg_net_local_mr())
+        register_own_part(pg_mem_newest_part());
+    pthread_mutex_unlock(&c.lock);
+}
+
 void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t regions_offset)
 {
     int nnodes = pg_world.nnodes;
@@ -1275,10 +1329,8 @@ void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t region
     memset(c.region, 0, c.region_size);
     if (pg_net_local_mr()) {
         c.region_mr = pg_net_mr_reg(c.ep, c.region, c.region_size, FI_SEND);
-        for (int seg = 0; seg < PG_SEG_COUNT && pg_net_has_rma(); seg++)
-            if (pg_segments[seg].size)
-                c.own_mr[seg] = pg_net_mr_reg(c.ep, pg_segments[seg].base, pg_segments[seg].size,
-                                              FI_READ | FI_WRITE);
+        for (int id = 0; id < PG_MEM_PARTS; id++)
+            register_own_part(id);
     }
     for (int i = 0; i < 2; i++)
         pg_ds_recv_open(c.ep, &c.recv[i], reply_space(c.window));
@@ -1311,8 +1363,8 @@ void pipe_client_close(void)
     for (int i = 0; i < 2; i++)
         pg_ds_recv_close(&c.recv[i]);
     pg_net_mr_close(c.region_mr);
-    for (int seg = 0; seg < PG_SEG_COUNT; seg++)
-        pg_net_mr_close(c.own_mr[seg]);
+    for (int id = 0; id < PG_MEM_PARTS; id++)
+        pg_net_mr_close(c.own_mr[id]);
     pg_net_ep_close(c.ep);
     free(c.region);
     free(c.pending);
@@ -1320,6 +1372,7 @@ void pipe_client_close(void)
         free(c.batches[node].records);
         free(c.links[node].sent);
         free(c.links[node].regions);
+        free(c.links[node].grown);
     }
     free(c.links);
     free(c.batches);
@@ -1334,6 +1387,12 @@ void pipe_client_close(void)
     memset(c.own_mr, 0, sizeof c.own_mr);
 }
 
+static size_t regions_bytes(const struct pg_pipe_counts *n)
+{
+    return (n->region_pes * PG_SEG_COUNT + n->grown_pes * PG_HEAP_GROWTHS) *
+           sizeof(struct pg_ds_region);
+}
+
 struct pg_pipe_counts pg_pipe_memory(struct pg_pipe_bytes *bytes)
 {
     pthread_mutex_lock(&c.lock);
@@ -1342,6 +1401,7 @@ struct pg_pipe_counts pg_pipe_memory(struct pg_pipe_bytes *bytes)
         n.contacted += c.links[node].sent != NULL;
         n.batch_bytes += c.batches[node].capacity;
         n.region_pes += c.links[node].regions ? (size_t)c.node_size[node] : 0;
+        n.grown_pes += c.links[node].grown ? (size_t)c.node_size[node] : 0;
     }
     *bytes = (struct pg_pipe_bytes){
         .send_region = c.region_size,
@@ -1350,7 +1410,7 @@ struct pg_pipe_counts pg_pipe_memory(struct pg_pipe_bytes *bytes)
         .links = (size_t)pg_world.nnodes * per_node_bytes(),
         .sent = n.contacted * SENT_SLOTS * sizeof(struct sent),
         .batches = n.batch_bytes,
-        .regions = n.region_pes * PG_SEG_COUNT * sizeof(struct pg_ds_region),
+        .regions = regions_bytes(&n),
     };
     pthread_mutex_unlock(&c.lock);
     bytes->total = bytes->send_region + bytes->replies + bytes->pending + bytes->links +
@@ -1368,7 +1428,7 @@ struct pg_pipe_bytes pg_pipe_model(const struct pg_pipe_counts *n)
         .links = n->nnodes * per_node_bytes(),
         .sent = n->contacted * SENT_SLOTS * sizeof(struct sent),
         .batches = n->batch_bytes,
-        .regions = n->region_pes * PG_SEG_COUNT * sizeof(struct pg_ds_region),
+        .regions = regions_bytes(n),
     };
     b.total = b.send_region + b.replies + b.pending + b.links + b.sent + b.batches + b.regions;
     return b;

@@ -34,15 +34,16 @@ static void check_same_settings(void)
  * on every PE. Allocated once per init (pg_pipe_restart keeps it). */
 static struct pg_ds_region *my_regions;
 
-static void publish_regions(void)
+/* Parts [first, last] of every PE of the node, into the PEs' tables (by part id). */
+static void publish_regions(int first, int last)
 {
     size_t at = (size_t)((char *)my_regions - pg_segments[PG_SEG_HEAP].base);
     for (int i = 0; i < pg_world.local_size; i++) {
         int pe = pg_world.local_pes[i];
         struct pg_ds_region *theirs =
             (struct pg_ds_region *)(pg_mem_peer_base(PG_SEG_HEAP, pe) + at);
-        for (int seg = 0; seg < PG_SEG_COUNT; seg++)
-            theirs[seg] = pg_ds_server_region(pe, seg);
+        for (int id = first; id <= last; id++)
+            theirs[id] = pg_ds_server_region(pe, id);
     }
 }
 
@@ -57,7 +58,7 @@ static void open_endpoints(void)
     char mine[PG_NET_ADDR_MAX] = {0};
     if (leader) {
         pg_ds_server_open();
-        publish_regions();
+        publish_regions(0, PG_MEM_PARTS - 1);
         if (!pg_net_ep_name(pg_ds_server_ep(), mine))
             pg_fatal("shmem_init", "endpoint address longer than %d bytes", PG_NET_ADDR_MAX);
         pg_phase_end(PG_PHASE_SERVER_OPEN);
@@ -109,7 +110,7 @@ int pg_pipe_init(void)
     if (pg_net_init(pg_ds_message_bytes(largest)) != 0)
         return -1;
     pg_config_check_provider(pg_net_provider());
-    my_regions = pg_mem_internal_alloc(PG_SEG_COUNT * sizeof *my_regions);
+    my_regions = pg_mem_internal_alloc(PG_MEM_PARTS * sizeof *my_regions);
     open_endpoints();
     return 0;
 }
@@ -127,6 +128,18 @@ void pg_pipe_fini(void)
     close_endpoints();
     pg_net_fini();
     my_regions = NULL; /* the internal area is reset with the heap */
+}
+
+void pg_pipe_heap_grown(void)
+{
+    if (!network_up)
+        return; /* one node: reached by load/store alone */
+    if (pg_world.local_rank == 0) {
+        pg_ds_server_heap_grown();
+        publish_regions(pg_mem_newest_part(), pg_mem_newest_part());
+    }
+    pipe_client_heap_grown();
+    pg_boot_barrier(); /* registered and published everywhere before anyone uses it */
 }
 
 void pg_pipe_suspend(void)

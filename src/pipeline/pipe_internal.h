@@ -10,5 +10,7 @@
  * internal area (fetched on the first direct transfer to it). */
 void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t regions_offset);
 void pipe_client_close(void);
+/* Registers my heap's newest part on my endpoint where local buffers must be registered. */
+void pipe_client_heap_grown(void);
 
 #endif

@@ -24,6 +24,11 @@ int pg_pipe_restart(void);
  * other thread in the library; nothing to do on one node. */
 void pg_pipe_suspend(void);
 void pg_pipe_resume(void);
+/* After pg_mem_heap_grow, collective over the world: the heap's new part is registered for the
+ * network (by each node's server for its PEs, and by each PE for its own use where local
+ * buffers must be registered), and its region published for direct RMA. Returns when every PE
+ * can reach the new part of every other. */
+void pg_pipe_heap_grown(void);
 
 /* Requests. seg/offset locate the remote object (see pg_mem_locate) on pe's node.
  *
@@ -93,6 +98,7 @@ struct pg_pipe_counts {
     size_t contacted;   /* nodes with records of requests: a grant held or requests in flight */
     size_t batch_bytes; /* buffers of batched puts */
     size_t region_pes;  /* PEs whose direct RMA regions are known */
+    size_t grown_pes;   /* of those, PEs whose grown heap parts' regions are known */
 };
 struct pg_pipe_bytes {
     size_t send_region, replies, pending, links, sent, batches, regions, total;

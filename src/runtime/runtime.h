@@ -15,7 +15,11 @@
  * listings; meaning: one line (the longer story is in docs/). */
 #define PG_TUNABLES(X)                                                                         \
     X(symmetric_size, SIZE, "SHMEM_SYMMETRIC_SIZE", "256M", MEMORY,                            \
-      "Symmetric heap bytes per PE (k/m/g/t suffixes, decimals allowed)")                      \
+      "Symmetric heap bytes per PE at startup (k/m/g/t suffixes, decimals allowed); it grows " \
+      "when a collective allocation does not fit")                                             \
+    X(symmetric_max, SIZE, "PANGEA_SYMMETRIC_MAX", "0", MEMORY,                                \
+      "Most bytes the symmetric heap of a PE may grow to (0: the node's memory, or its "       \
+      "cgroup limit, divided by its PEs; never less than SHMEM_SYMMETRIC_SIZE)")               \
     X(huge_pages, HUGE_PAGES, "PANGEA_HUGE_PAGES", "auto", MEMORY,                             \
       "Pages of the symmetric heap: hugetlb, thp (transparent huge pages), off (4 KiB) or "    \
       "auto (the first of these the node offers); an explicit kind it cannot have stops init") \

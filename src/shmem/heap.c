@@ -10,6 +10,23 @@ static void barrier_all(void)
     pg_sync_all();
 }
 
+/* The spec's answer is NULL, which a program that does not check turns into a crash far away:
+ * say why, by default on PE 0 the first time (every PE fails alike), and on every PE each time
+ * under SHMEM_DEBUG. */
+static void explain_failure(const char *call, size_t alignment, size_t size, const char *why)
+{
+    static int explained;
+    if (!pg_cfg.debug && (explained || pg_world.me != 0))
+        return;
+    size_t free_bytes, largest;
+    pg_heap_usage(&free_bytes, &largest);
+    pg_warn("%s: cannot allocate %zu bytes (alignment %zu): the symmetric heap has %zu bytes "
+            "free of %zu, the largest free block is %zu bytes, and %s%s",
+            call, size, alignment, free_bytes, pg_heap_capacity(), largest, why,
+            pg_cfg.debug ? "" : "; returning NULL (SHMEM_DEBUG reports every failure)");
+    explained = 1;
+}
+
 /* barrier: 0 leaves out the barrier on exit (SHMEMX_MALLOC_NO_BARRIER). */
 static void *allocate_with(const char *call, size_t alignment, size_t size, int barrier)
 {
@@ -17,21 +34,13 @@ static void *allocate_with(const char *call, size_t alignment, size_t size, int 
     PG_CHECKS(pg_check_init(call));
     if (size == 0)
         return NULL; /* no barrier (spec §9.3) */
+    /* Every PE fails alike (the allocator is deterministic), and grows alike. */
+    char why[PG_GROWTH_WHY];
     void *p = pg_heap_alloc(alignment, size);
-    /* The spec's answer is NULL, which a program that does not check turns into a crash far
-     * away: say why, by default on PE 0 the first time (every PE fails alike, the allocator
-     * being deterministic), and on every PE each time under SHMEM_DEBUG. */
-    static int explained;
-    if (!p && (pg_cfg.debug || (!explained && pg_world.me == 0))) {
-        size_t free_bytes, largest;
-        pg_heap_usage(&free_bytes, &largest);
-        pg_warn("%s: cannot allocate %zu bytes (alignment %zu): the symmetric heap has %zu "
-                "bytes free, the largest free block is %zu bytes; raise SHMEM_SYMMETRIC_SIZE "
-                "(now %zu)%s",
-                call, size, alignment, free_bytes, largest, pg_heap_capacity(),
-                pg_cfg.debug ? "" : "; returning NULL (SHMEM_DEBUG reports every failure)");
-        explained = 1;
-    }
+    if (!p && pg_symmetric_grow(alignment, size, why, sizeof why) == 0)
+        p = pg_heap_alloc(alignment, size);
+    if (!p)
+        explain_failure(call, alignment, size, why);
     if (barrier)
         barrier_all();
     return p;
@@ -128,8 +137,13 @@ void *pshmem_realloc(void *ptr, size_t size)
         char *start;
         size_t old_size;
         pg_heap_object(ptr, &start, &old_size);
+        char why[PG_GROWTH_WHY];
         result = pg_heap_alloc(0, size);
-        if (result) {
+        if (!result && pg_symmetric_grow(0, size, why, sizeof why) == 0)
+            result = pg_heap_resize(ptr, size) == 0 ? ptr : pg_heap_alloc(0, size);
+        if (!result)
+            explain_failure("shmem_realloc", 0, size, why);
+        if (result && result != ptr) {
             memcpy(result, ptr, old_size < size ? old_size : size);
             pg_heap_free(ptr);
         }

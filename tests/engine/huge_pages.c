@@ -9,8 +9,13 @@
  * show as ShmemPmdMapped/FilePmdMapped; base pages as neither. The kind must be what
  * PANGEA_HUGE_PAGES asked for; under auto it is hugetlb when the node has room for the heaps of
  * all its PEs, else thp when shmem_enabled allows it, else base pages. The heap mapping is
- * SHMEM_SYMMETRIC_SIZE plus the internal area (its base and the collectives' channels for this
- * job's size, memory.h and coll.h) in whole pages of the largest kind the setting may take.
+ * the internal area (its base and the collectives' channels for this job's size, memory.h and
+ * coll.h) plus PANGEA_SYMMETRIC_MAX, the range reserved for growth, in whole pages of the
+ * largest kind the setting may take; under hugetlb the first SHMEM_SYMMETRIC_SIZE of it is a
+ * mapping of its own, the one that reserves its pages.
+ *
+ * Growth: an allocation of 3 x SHMEM_SYMMETRIC_SIZE grows the heap; the data checks run again
+ * in the grown part, whose pages must be of the same kind, in my mapping and my neighbour's.
  *
  * A kind the node does not offer (no hugetlb pool with room for the heaps of this machine's PEs,
  * or a shmem_enabled policy that ignores madvise) cannot be asked for explicitly (shmem_init
@@ -280,9 +285,12 @@ int main(int argc, char **argv)
     struct machine h;
     probe(&h);
     size_t heap = heap_size(), internal = internal_bytes();
-    long heap_pages = h.hugetlb_kb ? (long)(round_up(heap + internal, (size_t)h.hugetlb_kb << 10) /
-                                            ((size_t)h.hugetlb_kb << 10))
-                                   : 0;
+    size_t most = (size_t)pg_cfg.symmetric_max > heap ? (size_t)pg_cfg.symmetric_max : heap;
+    /* The grown heap: at least twice the program's part, enough for the allocation below. */
+    long heap_pages = h.hugetlb_kb
+                          ? (long)(round_up(4 * heap + internal, (size_t)h.hugetlb_kb << 10) /
+                                   ((size_t)h.hugetlb_kb << 10))
+                          : 0;
     /* Room for every PE on this machine: then no PE can miss out (the probes precede any init). */
     int machine_pes = pes_on_my_kernel();
     int room_for_all = hugetlb_offered(&h) && hugetlb_room(&h) >= machine_pes * heap_pages;
@@ -336,10 +344,12 @@ int main(int argc, char **argv)
           "PANGEA_HUGE_PAGES=%s: my heap (%s) shows %s (KernelPageSize %zu kB, %zu kB "
           "PMD-mapped), want %s",
           setting, mine.name, kind_names[got], mine.kernel_page_kb, mine.pmd_kb, kind_names[want]);
-    CHECK(mine.size_kb * 1024 == round_up(heap + internal, page),
-          "heap mapping of %zu kB, want %zu kB (SHMEM_SYMMETRIC_SIZE + %zu kB internal in pages "
-          "of %zu kB)",
-          mine.size_kb, round_up(heap + internal, page) >> 10, internal >> 10, page >> 10);
+    size_t mapped = round_up((got == HUGETLB ? heap : most) + internal, page);
+    CHECK(mine.size_kb * 1024 == mapped,
+          "heap mapping of %zu kB, want %zu kB (%s + %zu kB internal in pages of %zu kB)",
+          mine.size_kb, mapped >> 10,
+          got == HUGETLB ? "SHMEM_SYMMETRIC_SIZE" : "PANGEA_SYMMETRIC_MAX", internal >> 10,
+          page >> 10);
     /* My mapping of my right neighbour's heap, through which my puts touched it first. */
     unsigned char *peer = shmem_ptr(buf, right);
     if (peer && right != me) {
@@ -351,6 +361,26 @@ int main(int argc, char **argv)
     if (me == 0)
         printf("PANGEA_HUGE_PAGES=%s: PE 0's heap shows %s (%s, %zu kB)\n", setting,
                kind_names[got], mine.name, mine.size_kb);
+
+    /* The grown part: its objects lie past the initial heap. */
+    unsigned char *grown = shmem_malloc(3 * heap);
+    CHECK(grown, "shmem_malloc(%zu), 3 x SHMEM_SYMMETRIC_SIZE, failed", 3 * heap);
+    if (grown) {
+        unsigned char *gbuf = grown + 2 * heap, *gfresh = gbuf + NBYTES + 4096;
+        check_data(gbuf, gfresh, me, npes);
+        struct mapping grown_map = smaps_of(gbuf);
+        enum kind grown_got = kind_of(&grown_map, &h, gbuf);
+        CHECK(grown_got == got, "the grown part of my heap shows %s, the initial part %s",
+              kind_names[grown_got], kind_names[got]);
+        unsigned char *grown_peer = shmem_ptr(gbuf, right);
+        if (grown_peer && right != me) {
+            struct mapping theirs = smaps_of(grown_peer);
+            CHECK(kind_of(&theirs, &h, grown_peer) == got,
+                  "my mapping of the grown part of PE %d's heap shows %s, want %s", right,
+                  kind_names[kind_of(&theirs, &h, grown_peer)], kind_names[got]);
+        }
+        shmem_free(grown);
+    }
 
     shmem_free(aligned);
     shmem_free(fresh);

@@ -9,7 +9,9 @@
  * and a seeded random sequence of ~2000 collective heap operations whose blocks carry PE-dependent
  * patterns that are verified locally and on the right neighbour before each free. Afterwards the
  * heap must be whole: with SHMEM_SYMMETRIC_SIZE set, 15/16 of it must be allocatable in one block.
- * Allocations larger than the heap return NULL on all PEs and leave the heap usable. */
+ * With PANGEA_SYMMETRIC_MAX set, an allocation of twice the starting heap succeeds when the
+ * maximum allows it (the heap grows) and allocations beyond the maximum return NULL on all PEs
+ * and leave the heap usable. */
 #include "check.h"
 
 #include <math.h>
@@ -70,12 +72,12 @@ static void check_neighbour(const unsigned char *p, size_t size, unsigned salt, 
     free(tmp);
 }
 
-/* Heap size from SHMEM_SYMMETRIC_SIZE (or SMA_SYMMETRIC_SIZE), 0 when unset. */
-static size_t heap_size_from_env(void)
+/* A size in the spec's grammar from variable name (or fallback), 0 when unset. */
+static size_t size_from_env(const char *name, const char *fallback)
 {
-    const char *s = getenv("SHMEM_SYMMETRIC_SIZE");
-    if (!s)
-        s = getenv("SMA_SYMMETRIC_SIZE");
+    const char *s = getenv(name);
+    if (!s && fallback)
+        s = getenv(fallback);
     if (!s || !*s)
         return 0;
     char *end;
@@ -404,11 +406,25 @@ static void test_whole(size_t heap)
     verify_logs("whole heap");
 }
 
-static void test_exhaustion(size_t heap)
+/* heap_max: PANGEA_SYMMETRIC_MAX, 0 when unset. */
+static void test_exhaustion(size_t heap, size_t heap_max)
 {
-    if (heap) {
-        CHECK(shmem_malloc(heap + heap / 2) == NULL, "shmem_malloc(1.5 x heap) did not fail");
-        CHECK(shmem_align(4096, heap * 2) == NULL, "shmem_align(2 x heap) did not fail");
+    if (heap && heap_max >= 3 * heap) {
+        unsigned char *p = shmem_malloc(2 * heap);
+        CHECK(p != NULL, "shmem_malloc(2 x heap) did not grow the heap");
+        log_alloc(p, "allocation that grew the heap");
+        if (p) {
+            shmem_char_p((char *)&p[2 * heap - 1], (char)(me + 1), right);
+            shmem_barrier_all();
+            CHECK(p[2 * heap - 1] == (unsigned char)(left + 1), "last byte of the grown block");
+            shmem_free(p);
+        }
+    }
+    if (heap_max) {
+        CHECK(shmem_malloc(heap_max + heap_max / 2) == NULL,
+              "shmem_malloc(1.5 x PANGEA_SYMMETRIC_MAX) did not fail");
+        CHECK(shmem_align(4096, heap_max * 2) == NULL,
+              "shmem_align(2 x PANGEA_SYMMETRIC_MAX) did not fail");
     }
     CHECK(shmem_malloc(HUGE_SIZE) == NULL, "shmem_malloc(64 TiB) did not fail");
     CHECK(shmem_calloc(HUGE_SIZE / 8, 8) == NULL, "shmem_calloc(64 TiB) did not fail");
@@ -433,7 +449,8 @@ int main(void)
     npes = shmem_n_pes();
     right = (me + 1) % npes;
     left = (me + npes - 1) % npes;
-    size_t heap = heap_size_from_env();
+    size_t heap = size_from_env("SHMEM_SYMMETRIC_SIZE", "SMA_SYMMETRIC_SIZE");
+    size_t heap_max = size_from_env("PANGEA_SYMMETRIC_MAX", NULL);
 
     logs = shmem_malloc((size_t)npes * MAXLOG * sizeof(uint64_t));
     counts = shmem_malloc((size_t)npes * sizeof(uint64_t));
@@ -450,7 +467,7 @@ int main(void)
     test_hints();
     test_realloc();
     test_random();
-    test_exhaustion(heap);
+    test_exhaustion(heap, heap_max);
     /* The logs (npes * 32 KiB) stay allocated: 15/16 of the heap still fits beside them. */
     test_whole(heap);
 

@@ -3,8 +3,8 @@
  *   at shmem_init with the closest known name (the list sets SHMEM_SYMETRIC_SIZE and
  *   PANGEA_SPIN_CONT), and known ones (PANGEA_MPICC, a wrapper's) are not;
  * - a shmem_malloc, shmem_calloc or shmem_align the heap cannot serve returns NULL, and the first
- *   one on PE 0 says why: the bytes asked, the bytes free and the variable to raise; later ones
- *   say nothing;
+ *   one on PE 0 says why: the bytes asked, the bytes free, the heap's maximum and the variable
+ *   to raise (PANGEA_SYMMETRIC_MAX: the heap grows up to it); later ones say nothing;
  * - a heap larger than the node can back (memory / PEs of the node; the list sets 1T) is a
  *   warning at init on PE 0 naming both numbers, when TEST_EXPECT_BACKING_WARNING=1, and no
  *   such warning otherwise. */
@@ -70,7 +70,8 @@ int main(void)
     CHECK(a == NULL, "shmem_malloc of 2^50 bytes returned %p", a);
     if (me == 0)
         CHECK(strstr(text, "shmem_malloc: cannot allocate 1125899906842624 bytes") &&
-                  strstr(text, "bytes free") && strstr(text, "raise SHMEM_SYMMETRIC_SIZE"),
+                  strstr(text, "bytes free") && strstr(text, "beyond its maximum") &&
+                  strstr(text, "raise PANGEA_SYMMETRIC_MAX"),
               "the failure was not explained: '%s'", text);
     else
         CHECK(text[0] == '\0', "PE %d explained too: '%s'", me, text);
