@@ -108,8 +108,8 @@ static int try_take(struct acc_lock *l)
 void pg_acc_lock(int pe)
 {
     struct acc_lock *l = lock_of(pe);
-    struct pg_waiter w = {0};
-    long long patience = pg_cfg.spin_count + ACC_LOCK_PATIENCE;
+    PG_WAITER(w, pg_mem_doorbell(pe));
+    long long patience = pg_wait_spin_polls + ACC_LOCK_PATIENCE;
     while (w.polls < patience) {
         if (__atomic_load_n(&l->serving, __ATOMIC_RELAXED) ==
                 __atomic_load_n(&l->next, __ATOMIC_RELAXED) &&
@@ -123,9 +123,11 @@ void pg_acc_lock(int pe)
     while (!try_take(l))
         pg_wait_step(&w);
     __atomic_store_n(&l->serving, ticket + 1, __ATOMIC_RELEASE); /* the next in line may go */
+    pg_mem_ring(pe);
 }
 
 void pg_acc_unlock(int pe)
 {
     __atomic_store_n(&lock_of(pe)->held, 0, __ATOMIC_RELEASE);
+    pg_mem_ring(pe);
 }

@@ -397,8 +397,10 @@ static void put_records(const struct pg_ds_header *h, size_t len)
                 reject(h, len, PG_DS_BAD_RANGE);
                 return;
             }
-            if (applying)
+            if (applying) {
                 memcpy(base + r.offset, at + sizeof r, r.length);
+                pg_mem_ring((int)r.target);
+            }
             at += pg_ds_record_bytes(r.length);
         }
     }
@@ -643,6 +645,8 @@ static void execute(const struct pg_ds_header *h, size_t len)
     }
     if (h->type == PG_DS_AMO) {
         uint64_t old = pg_amo_apply(base + h->offset, h->op, h->width, h->operand, h->compare);
+        if (h->op != PG_AMO_FETCH)
+            pg_mem_ring((int)h->target);
         if (h->fetch)
             reply(h, PG_DS_AMO_REPLY, 0, old);
         else
@@ -653,6 +657,7 @@ static void execute(const struct pg_ds_header *h, size_t len)
         stream(h, base, &shape);
     } else {
         apply(h, base, &shape);
+        pg_mem_ring((int)h->target);
         acknowledge(h);
     }
 }

@@ -4,6 +4,7 @@
 #ifndef PG_MEMORY_H
 #define PG_MEMORY_H
 
+#include "runtime/runtime.h"
 #include "startup/startup.h"
 
 #include <stddef.h>
@@ -95,6 +96,26 @@ static inline void *pg_mem_peer_ptr(const void *addr, int pe)
     char *base = s < 0 ? NULL : pg_mem_peer_base(s, pe);
     return base ? base + off : NULL;
 }
+
+/* Each PE's doorbell (runtime.h, "Waiting") lies in its heap segment's internal area, at
+ * the same offset on every PE. pg_mem_doorbell: my mapping of pe's, or NULL when pe is not on
+ * my node. pg_mem_ring: after a write into pe's memory (a put, AMO or signal from this node),
+ * wakes pe's sleepers, if any. */
+extern size_t pg_doorbell_offset;
+static inline struct pg_doorbell *pg_mem_doorbell(int pe)
+{
+    char *base = pg_mem_peer_base(PG_SEG_HEAP, pe);
+    return base ? (struct pg_doorbell *)(base + pg_doorbell_offset) : NULL;
+}
+static inline void pg_mem_ring(int pe)
+{
+    struct pg_doorbell *db = pg_mem_doorbell(pe);
+    if (db)
+        pg_doorbell_ring(db);
+}
+/* The doorbell of the PE whose memory holds my address addr (symmetric, or one of an on-node
+ * peer's segments as I map them); NULL when no on-node PE's memory holds it. */
+struct pg_doorbell *pg_mem_doorbell_of(const void *addr);
 
 /* ARMCI names remote memory by the target's own addresses, and segment bases differ between
  * processes. pg_mem_exchange_bases, collective over the world, gives every PE the others' bases

@@ -1172,14 +1172,16 @@ void pg_pipe_send_raw(int node, const void *bytes, size_t len)
 /* Driven from every wait loop: batched puts leave, replies are read and queued sends leave
  * even while a PE waits on its own memory (a barrier flag, wait_until), which another PE may
  * set only after seeing those puts. Skipped when another thread holds the lock. */
-static void progress_while_waiting(void)
+static int progress_while_waiting(void)
 {
     if (pthread_mutex_trylock(&c.lock) != 0)
-        return;
+        return 0;
     flush_batches();
     progress();
     give_back_due();
+    int idle = c.in_flight == 0 && c.oldest == c.next;
     pthread_mutex_unlock(&c.lock);
+    return idle;
 }
 
 const void *pg_pipe_server_name(int node)

@@ -5,7 +5,6 @@
 #include "startup/startup.h"
 
 #include <dlfcn.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,12 +63,4 @@ void pg_global_exit(int status)
 {
     fflush(NULL);
     pg_boot_abort(status);
-}
-
-void (*pg_wait_progress)(void);
-
-void pg_wait_yield(struct pg_waiter *w)
-{
-    (void)w;
-    sched_yield();
 }
