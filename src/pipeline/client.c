@@ -367,11 +367,12 @@ struct rma_call {
     size_t outstanding;
 };
 
-/* Reads completions: replies, used-up receive buffers, sent blocks. Lock held. */
-static void progress(void)
+/* Reads completions: replies, used-up receive buffers, sent blocks; waiting up to wait_ms on
+ * the completion queue's wait object for one (0: not at all). Lock held. */
+static void progress_for(int wait_ms)
 {
     struct pg_net_event events[16];
-    int n = pg_net_poll(c.ep, events, 16);
+    int n = wait_ms ? pg_net_wait(c.ep, events, 16, wait_ms) : pg_net_poll(c.ep, events, 16);
     for (int i = 0; i < n; i++) {
         struct pg_net_event *e = &events[i];
         if (e->is_rma) {
@@ -393,7 +394,17 @@ static void progress(void)
     }
 }
 
+static void progress(void)
+{
+    progress_for(0);
+}
+
 static void give_back_due(void);
+
+/* A waiter for replies polls, yielding, for the spin's time, then sleeps on the completion
+ * queue, at most this long at a time (the lock is held meanwhile: other threads of the PE
+ * that need it wait too, and the same reply would wake them). */
+#define REPLY_SLEEP_MS 10
 
 /* Progresses until done() holds. Lock held; released while yielding (pg_wait_yield, not
  * pg_wait_step: the waiting PE's hook would send batches from inside a send). */
@@ -405,6 +416,10 @@ static void wait_until(int (*done)(const void *), const void *arg)
         if (done(arg))
             return;
         give_back_due();
+        if (pg_wait_spun(&w)) {
+            progress_for(REPLY_SLEEP_MS);
+            continue;
+        }
         pthread_mutex_unlock(&c.lock);
         pg_wait_yield(&w);
         pthread_mutex_lock(&c.lock);
@@ -559,6 +574,10 @@ static struct block *reserve_block(int node, size_t bytes, uint32_t *credit, enu
             give_back_due();
         if (can_send(&need, &small))
             break;
+        if (pg_wait_spun(&w)) {
+            progress_for(REPLY_SLEEP_MS);
+            continue;
+        }
         pthread_mutex_unlock(&c.lock);
         pg_wait_yield(&w);
         pthread_mutex_lock(&c.lock);

@@ -223,7 +223,7 @@ static inline void pg_doorbell_ring(struct pg_doorbell *db)
 struct pg_waiter {
     struct pg_doorbell *db; /* rung by the writers of the awaited memory; NULL: never sleep */
     long long polls;
-    uint64_t since_ns;  /* when polling over the network began (0: not yet) */
+    uint64_t since_ns;  /* when the spin began to yield (0: not yet) */
     uint32_t seq;       /* db->seq read before the last check of the condition */
     uint32_t slept_seq; /* the seq of the last sleep */
     int timeout_ms;     /* of the next sleep */
@@ -249,6 +249,10 @@ void pg_wait_counts(struct pg_wait_counts *counts);
 
 void pg_wait_yield(struct pg_waiter *w);
 void pg_wait_block(struct pg_waiter *w);
+/* For a wait on something other than memory (the network client's wait for replies, which
+ * sleeps on its completion queue): 1 once w has spun for the spin's time and PANGEA_WAIT is
+ * sleep. */
+int pg_wait_spun(struct pg_waiter *w);
 static inline void pg_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

@@ -150,6 +150,16 @@ static void enroll(struct pg_waiter *w)
     w->seq = __atomic_load_n(&w->db->seq, __ATOMIC_ACQUIRE);
 }
 
+int pg_wait_spun(struct pg_waiter *w)
+{
+    if (pg_cfg.wait != PG_WAIT_SLEEP)
+        return 0;
+    uint64_t t = now_ns();
+    if (!w->since_ns)
+        w->since_ns = t;
+    return t - w->since_ns >= __atomic_load_n(&spin_ns, __ATOMIC_RELAXED);
+}
+
 void pg_wait_block(struct pg_waiter *w)
 {
     int may_sleep = sleeping && w->db, idle = 1;
