@@ -128,7 +128,7 @@ void ARMCIX_Lock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)
     int owner;
     struct ticket_lock *lock = lock_of("ARMCI_Lock", hdl, mutex, proc, &owner);
     uint64_t ticket = pg_amo(&lock->next, owner, PG_AMO_ADD, 8, 1, 0);
-    PG_WAITER(w, pg_mem_doorbell(owner));
+    PG_WAITER(w, pg_mem_doorbell(owner, &lock->serving));
     while (pg_amo(&lock->serving, owner, PG_AMO_FETCH, 8, 0, 0) != ticket)
         pg_wait_step(&w);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -237,7 +237,7 @@ int armci_notify_wait(int proc, int *pval)
     pg_armci_check_init("armci_notify_wait");
     pg_armci_check_proc("armci_notify_wait", "proc", proc);
     uint64_t want = ++notify_waited[proc];
-    PG_WAITER(w, pg_mem_doorbell(pg_world.me));
+    PG_WAITER(w, pg_mem_doorbell(pg_world.me, &notify_received[proc]));
     while (__atomic_load_n(&notify_received[proc], __ATOMIC_ACQUIRE) < want)
         pg_wait_step(&w);
     if (pval)

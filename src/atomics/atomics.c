@@ -22,7 +22,7 @@ uint64_t pg_amo(void *dest, int pe, enum pg_amo_op op, size_t width, uint64_t va
     if (p) {
         uint64_t old = pg_amo_apply(p, op, width, value, cond);
         if (op != PG_AMO_FETCH)
-            pg_mem_ring(pe);
+            pg_mem_ring(pe, dest);
         return old;
     }
     size_t offset;
@@ -37,7 +37,7 @@ void pg_amo_nbi(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, s
     if (p) {
         uint64_t old = pg_amo_apply(p, op, width, value, cond);
         if (op != PG_AMO_FETCH)
-            pg_mem_ring(pe);
+            pg_mem_ring(pe, dest);
         if (fetch)
             memcpy(fetch, &old, width); /* little-endian: the low bytes are the value */
         return;
@@ -78,7 +78,7 @@ static int has_successor(const void *node)
 
 static void wait_local(const uint32_t *node, int (*done)(const void *))
 {
-    PG_WAITER(w, pg_mem_doorbell(pg_world.me));
+    PG_WAITER(w, pg_mem_doorbell(pg_world.me, node));
     while (!done(node))
         pg_wait_step(&w);
 }

@@ -213,7 +213,7 @@ void pg_coll_notify(const struct pangea_team *team, int pe)
     uint64_t *peer = pg_mem_peer_ptr(flag, pe);
     if (peer) {
         __atomic_fetch_add(peer, 1, __ATOMIC_RELEASE);
-        pg_mem_ring(pe);
+        pg_mem_ring(pe, flag);
     } else
         pg_amo_nbi(&pg_coll_ctx, flag, pe, PG_AMO_ADD, sizeof *flag, 1, 0, NULL);
 }
@@ -227,7 +227,7 @@ void pg_coll_put_notify(const struct pangea_team *team, void *dest, const void *
 void pg_coll_wait(const struct pangea_team *team, int pe, uint64_t count)
 {
     uint64_t *flag = &team->channel->flag[pg_coll_index(team, pe)];
-    PG_WAITER(w, pg_mem_doorbell(pg_world.me));
+    PG_WAITER(w, pg_mem_doorbell(pg_world.me, flag));
     while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < count)
         pg_wait_step(&w);
     __atomic_fetch_sub(flag, count, __ATOMIC_RELAXED);

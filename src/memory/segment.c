@@ -526,8 +526,10 @@ int pg_memory_init(size_t heap_size, size_t internal_extra)
     count_heap_pages();
     internal_used = 0;
     struct pg_segment *heap = &pg_segments[PG_SEG_HEAP];
+    pg_mem_internal_end = heap->base + heap->size;
+    pg_mem_internal_start = pg_mem_internal_end - internal_size;
     pg_doorbell_offset =
-        (size_t)((char *)pg_mem_internal_alloc(sizeof(struct pg_doorbell)) - heap->base);
+        (size_t)((char *)pg_mem_internal_alloc(2 * sizeof(struct pg_doorbell)) - heap->base);
     pg_heap_setup(heap->base, heap->size - internal_size);
     return 0;
 }
@@ -584,18 +586,7 @@ size_t pg_mem_table_bytes(size_t npes, size_t local_size)
 }
 
 size_t pg_doorbell_offset;
-
-struct pg_doorbell *pg_mem_doorbell_of(const void *addr)
-{
-    for (int l = 0; l < pg_world.local_size; l++)
-        for (int seg = 0; seg < PG_SEG_COUNT; seg++) {
-            const struct pg_segment *s = &pg_segments[seg];
-            const char *base = s->peer_base ? s->peer_base[l] : NULL;
-            if (base && (size_t)((const char *)addr - base) < s->size)
-                return pg_mem_doorbell(pg_world.local_pes[l]);
-        }
-    return NULL;
-}
+const char *pg_mem_internal_start, *pg_mem_internal_end;
 
 void *pg_mem_internal_alloc(size_t size)
 {

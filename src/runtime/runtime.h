@@ -210,7 +210,7 @@ struct pg_doorbell {
     uint32_t seq;      /* the futex word: bumped by each ring that finds a sleeper */
     uint32_t sleepers; /* threads registered to sleep on it */
     uint64_t rung_ns;  /* when it was last rung (a sleeper's measure of its wake-up time) */
-};
+} __attribute__((aligned(64)));
 void pg_doorbell_wake(struct pg_doorbell *db);
 /* After a write into the memory the doorbell guards (the write itself precedes the call). */
 static inline void pg_doorbell_ring(struct pg_doorbell *db)

@@ -82,14 +82,14 @@ static size_t test_some(const struct condition *c, size_t *indices, int *none_el
 
 static void wait_all(const struct condition *c)
 {
-    PG_WAITER(w, pg_mem_doorbell(pg_world.me));
+    PG_WAITER(w, pg_mem_doorbell(pg_world.me, c->ivars));
     while (!test_all(c))
         pg_wait_step(&w);
 }
 
 static size_t wait_any(const struct condition *c)
 {
-    PG_WAITER(w, pg_mem_doorbell(pg_world.me));
+    PG_WAITER(w, pg_mem_doorbell(pg_world.me, c->ivars));
     int none;
     for (;;) {
         size_t i = test_any(c, &none);
@@ -101,7 +101,7 @@ static size_t wait_any(const struct condition *c)
 
 static size_t wait_some(const struct condition *c, size_t *indices)
 {
-    PG_WAITER(w, pg_mem_doorbell(pg_world.me));
+    PG_WAITER(w, pg_mem_doorbell(pg_world.me, c->ivars));
     int none;
     for (;;) {
         size_t n = test_some(c, indices, &none);
@@ -233,7 +233,7 @@ uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
 {
     PG_COND("signal_wait_until", uint64, sig_addr, 1, NULL, cmp, NULL, &cmp_value);
     (void)c;
-    PG_WAITER(w, pg_mem_doorbell(pg_world.me));
+    PG_WAITER(w, pg_mem_doorbell(pg_world.me, sig_addr));
     for (;;) {
         uint64_t seen = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
         if (PG_COMPARE(cmp, seen, cmp_value))
