@@ -16,13 +16,14 @@
  *                the closed form a(i,j) = i + j.
  * Each line: the median of the samples, the minimum, and the CPU PE 0's process used over the
  * test's wall time (user + system from getrusage: ~100% for a spinning waiter, ~0 for one
- * that sleeps; PE 0 takes part in every test). A sample times a batch of operations that lasts
- * >= 20 us.
+ * that sleeps; PE 0 takes part in every test), and how much of it its other threads used
+ * (Pangea's data-server thread on the node's first PE, a library's progress threads). A sample
+ * times a batch of operations that lasts >= 20 us.
  *
  * Options: -t TESTS (comma list: barrier,pingpong,pipeline; default all)
  *          -s SECONDS per test (default 1)
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 
 #include <shmem.h>
 
@@ -49,10 +50,11 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static double cpu_now(void)
+/* CPU seconds of the process (RUSAGE_SELF) or of the calling thread (RUSAGE_THREAD). */
+static double cpu_now(int who)
 {
     struct rusage r;
-    getrusage(RUSAGE_SELF, &r);
+    getrusage(who, &r);
     return (double)r.ru_utime.tv_sec + 1e-6 * (double)r.ru_utime.tv_usec +
            (double)r.ru_stime.tv_sec + 1e-6 * (double)r.ru_stime.tv_usec;
 }
@@ -165,16 +167,18 @@ static void run(const char *name, sample_fn sample, int me, int npes, double sec
     shmem_barrier_all();
     int nsamples = shmem_int_g(&nsamples_box, 0);
     shmem_barrier_all();
-    double wall0 = now(), cpu0 = cpu_now();
+    double wall0 = now(), cpu0 = cpu_now(RUSAGE_SELF), mine0 = cpu_now(RUSAGE_THREAD);
     for (int s = 0; s < nsamples; s++)
         samples[s] = sample(me, npes, &seq) / batch;
-    double wall = now() - wall0, cpu = cpu_now() - cpu0;
+    double wall = now() - wall0, cpu = cpu_now(RUSAGE_SELF) - cpu0;
+    double others = cpu - (cpu_now(RUSAGE_THREAD) - mine0);
     shmem_barrier_all();
     if (me == 0) {
         qsort(samples, (size_t)nsamples, sizeof *samples, cmp_double);
         double median = samples[nsamples / 2] * 1e6, min = samples[0] * 1e6;
-        printf("%-34s %10.3f us  (min %.3f; %d samples x %d ops; PE 0 CPU %3.0f%%)", name, median,
-               min, nsamples, batch, 100 * cpu / wall);
+        printf("%-34s %10.3f us  (min %.3f; %d samples x %d ops; PE 0 CPU %3.0f%%, other "
+               "threads %3.0f%%)",
+               name, median, min, nsamples, batch, 100 * cpu / wall, 100 * others / wall);
         if (flops_per_op > 0)
             printf("  %.0f MFlop/s, %.3f us per row hand-off", flops_per_op / median,
                    median / PIPE_ROWS);

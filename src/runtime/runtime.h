@@ -37,9 +37,10 @@
       "awaited memory wakes it) or spin (poll, then poll and yield the core alternately)")     \
     X(spin_count, INT, "PANGEA_SPIN_COUNT", "0",                                               \
       "Polls a waiting PE makes before it sleeps (PANGEA_WAIT=sleep) or yields its core "      \
-      "(spin); 0: sleep adapts it to the wake-up time it observes, spin makes 2000 polls; "    \
-      "both make 50 when a node's PEs outnumber its cores. Across nodes a waiting PE polls "   \
-      "the network and yields after every poll")                                               \
+      "(spin); 0: sleep polls for about 1 us, then polls and yields for as long as wake-ups "  \
+      "have been taking (at most 1 ms), spin makes 2000 polls; both make 50 when a node's "    \
+      "PEs outnumber its cores. Across nodes a waiting PE polls the network and yields after " \
+      "every poll")                                                                            \
     X(wait_timeout_ms, INT, "PANGEA_WAIT_TIMEOUT_MS", "100",                                   \
       "Longest sleep of a waiting PE before it looks again by itself (a safety net: stores "   \
       "through shmem_ptr pointers do not wake a sleeper); a sleep starts at 1 ms and doubles " \
@@ -195,9 +196,10 @@ __attribute__((noreturn)) void pg_global_exit(int status);
 
 /* Waiting (wait.c). A waiter polls its condition, spinning a little (pg_wait_spin_polls),
  * then, with PANGEA_WAIT=sleep, sleeps on a doorbell: a futex word in shared memory that every
- * writer to the awaited memory rings after its write. Each PE has one in its heap segment
- * (memory.h: pg_mem_doorbell), rung by on-node PEs' puts, AMOs and signals into that PE's
- * memory and by the node's data server after it applies a remote one.
+ * writer to the awaited memory rings after its write. Each PE has two in its heap segment
+ * (memory.h: pg_mem_doorbell, one for the program's memory and one for the library's), rung by
+ * on-node PEs' puts, AMOs and signals into that PE's memory and by the node's data server
+ * after it applies a remote one.
  *
  * No lost wake-up, and a writer's ring costs one load when nobody sleeps: the waiter
  * registers (sleepers + 1), then makes every running thread of the job's processes execute a
