@@ -13,8 +13,10 @@ run="build-essential pkg-config mpich libmpich-dev libfabric-dev libfabric-bin l
 # (the man-page check), and Debian's ARMCI-MPI, Global Arrays and ScaLAPACK (the ARMCI
 # binary-compatibility tests and the ARMCI benchmark's reference build).
 test="clang iproute2 man-db libarmci-mpi-dev libglobalarrays-dev libscalapack-mpich-dev"
-# Benchmarks: gnuplot-nox draws pangea-tune's plots (without it the tool still runs).
-perf="gnuplot-nox"
+# Benchmarks: gnuplot-nox draws pangea-tune's plots (without it the tool still runs);
+# libopenmpi-dev gives Open MPI's oshcc its headers, for the OSHMEM builds of the benchmarks
+# that Pangea is compared with (perf/wait-bench.sh, perf/reference-netns.sh).
+perf="gnuplot-nox libopenmpi-dev"
 case "$mode" in
 run) packages="$run" ;;
 test) packages="$run $test" ;;

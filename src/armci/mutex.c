@@ -128,10 +128,9 @@ void ARMCIX_Lock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)
     int owner;
     struct ticket_lock *lock = lock_of("ARMCI_Lock", hdl, mutex, proc, &owner);
     uint64_t ticket = pg_amo(&lock->next, owner, PG_AMO_ADD, 8, 1, 0);
-    struct pg_waiter w = {.watch = "ARMCI_Lock"};
+    PG_WATCHED_WAITER(w, pg_mem_doorbell(owner, &lock->serving), "ARMCI_Lock");
     while (pg_amo(&lock->serving, owner, PG_AMO_FETCH, 8, 0, 0) != ticket)
         pg_wait_step(&w);
-    pg_wait_end(&w);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     pg_lock_held_note("ARMCI_Lock", 1);
 }
@@ -241,10 +240,9 @@ int armci_notify_wait(int proc, int *pval)
     pg_armci_check_init("armci_notify_wait");
     pg_armci_check_proc("armci_notify_wait", "proc", proc);
     uint64_t want = ++notify_waited[proc];
-    struct pg_waiter w = {.watch = "armci_notify_wait"};
+    PG_WATCHED_WAITER(w, pg_mem_doorbell(pg_world.me, &notify_received[proc]), "armci_notify_wait");
     while (__atomic_load_n(&notify_received[proc], __ATOMIC_ACQUIRE) < want)
         pg_wait_step(&w);
-    pg_wait_end(&w);
     if (pval)
         *pval = (int)want;
     return (int)want;

@@ -19,8 +19,12 @@ static int remote_segment(const void *dest, int pe, size_t width, size_t *offset
 uint64_t pg_amo(void *dest, int pe, enum pg_amo_op op, size_t width, uint64_t value, uint64_t cond)
 {
     void *p = pg_mem_peer_ptr(dest, pe);
-    if (p)
-        return pg_amo_apply(p, op, width, value, cond);
+    if (p) {
+        uint64_t old = pg_amo_apply(p, op, width, value, cond);
+        if (op != PG_AMO_FETCH)
+            pg_mem_ring(pe, dest);
+        return old;
+    }
     size_t offset;
     int seg = remote_segment(dest, pe, width, &offset);
     return pg_pipe_amo(pe, seg, offset, op, width, value, cond);
@@ -32,6 +36,8 @@ void pg_amo_nbi(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, s
     void *p = pg_mem_peer_ptr(dest, pe);
     if (p) {
         uint64_t old = pg_amo_apply(p, op, width, value, cond);
+        if (op != PG_AMO_FETCH)
+            pg_mem_ring(pe, dest);
         if (fetch)
             memcpy(fetch, &old, width); /* little-endian: the low bytes are the value */
         return;
@@ -72,10 +78,9 @@ static int has_successor(const void *node)
 
 static void wait_local(const uint32_t *node, int (*done)(const void *))
 {
-    struct pg_waiter w = {.watch = pg_api_call ? pg_api_call : "lock"};
+    PG_WATCHED_WAITER(w, pg_mem_doorbell(pg_world.me, node), pg_api_call ? pg_api_call : "lock");
     while (!done(node))
         pg_wait_step(&w);
-    pg_wait_end(&w);
 }
 
 void pg_lock_set(long *lock)

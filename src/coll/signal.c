@@ -219,9 +219,10 @@ void pg_coll_notify_units(const struct pangea_team *team, int pe, uint64_t unit)
 {
     uint64_t *flag = my_flag_at(team);
     uint64_t *peer = pg_mem_peer_ptr(flag, pe);
-    if (peer)
+    if (peer) {
         __atomic_fetch_add(peer, unit, __ATOMIC_RELEASE);
-    else
+        pg_mem_ring(pe, flag);
+    } else
         pg_amo_nbi(&pg_coll_ctx, flag, pe, PG_AMO_ADD, sizeof *flag, unit, 0, NULL);
 }
 
@@ -256,7 +257,10 @@ void pg_coll_wait_units(const struct pangea_team *team, int pe, uint64_t count, 
 {
     uint64_t *flag = &team->channel->flag[pg_coll_index(team, pe)];
     /* A departing PE does not count as blocked: it is gone. */
-    struct pg_waiter w = {.watch = unit != 1 ? NULL : pg_api_call ? pg_api_call : "collective"};
+    PG_WATCHED_WAITER(w, pg_mem_doorbell(pg_world.me, flag),
+                      unit != 1     ? NULL
+                      : pg_api_call ? pg_api_call
+                                    : "collective");
     for (;;) {
         uint64_t seen = __atomic_load_n(flag, __ATOMIC_ACQUIRE);
         uint64_t collective = seen % PG_COLL_DEPART_UNIT, departures = seen / PG_COLL_DEPART_UNIT;
@@ -266,7 +270,6 @@ void pg_coll_wait_units(const struct pangea_team *team, int pe, uint64_t count, 
             mismatch(pe, unit);
         pg_wait_step(&w);
     }
-    pg_wait_end(&w);
     __atomic_fetch_sub(flag, count * unit, __ATOMIC_RELAXED);
 }
 

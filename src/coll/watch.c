@@ -114,11 +114,11 @@ static void watch(struct pg_waiter *w)
     if (pg_runtime_thread_level() != 0) /* SHMEM_THREAD_SINGLE */
         return;
     long long now = now_ns();
-    if (!w->since_ns) {
-        w->since_ns = now;
+    if (!w->watch_since_ns) {
+        w->watch_since_ns = now;
         return;
     }
-    if (now - w->since_ns < period_ns)
+    if (now - w->watch_since_ns < period_ns)
         return;
     if (!w->blocked) {
         if (pg_pipe_outstanding())

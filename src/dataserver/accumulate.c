@@ -92,6 +92,12 @@ void pg_acc_locks_init(void)
     lock_offset = (size_t)((char *)mine - pg_segments[PG_SEG_HEAP].base);
 }
 
+/* My own lock, at my symmetric address (whose doorbell guards every PE's). */
+static const void *my_lock(void)
+{
+    return pg_segments[PG_SEG_HEAP].base + lock_offset;
+}
+
 static struct acc_lock *lock_of(int pe)
 {
     return (struct acc_lock *)(pg_mem_peer_base(PG_SEG_HEAP, pe) + lock_offset);
@@ -108,8 +114,8 @@ static int try_take(struct acc_lock *l)
 void pg_acc_lock(int pe)
 {
     struct acc_lock *l = lock_of(pe);
-    struct pg_waiter w = {0};
-    long long patience = pg_cfg.spin_count + ACC_LOCK_PATIENCE;
+    PG_WAITER(w, pg_mem_doorbell(pe, my_lock()));
+    long long patience = pg_wait_spin_polls + ACC_LOCK_PATIENCE;
     while (w.polls < patience) {
         if (__atomic_load_n(&l->serving, __ATOMIC_RELAXED) ==
                 __atomic_load_n(&l->next, __ATOMIC_RELAXED) &&
@@ -123,9 +129,11 @@ void pg_acc_lock(int pe)
     while (!try_take(l))
         pg_wait_step(&w);
     __atomic_store_n(&l->serving, ticket + 1, __ATOMIC_RELEASE); /* the next in line may go */
+    pg_mem_ring(pe, my_lock());
 }
 
 void pg_acc_unlock(int pe)
 {
     __atomic_store_n(&lock_of(pe)->held, 0, __ATOMIC_RELEASE);
+    pg_mem_ring(pe, my_lock());
 }

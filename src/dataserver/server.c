@@ -416,8 +416,10 @@ static void put_records(const struct pg_ds_header *h, size_t len)
                 reject(h, len, PG_DS_BAD_RANGE);
                 return;
             }
-            if (applying)
+            if (applying) {
                 memcpy(base + r.offset, at + sizeof r, r.length);
+                pg_mem_ring((int)r.target, pg_segments[r.segment].base + r.offset);
+            }
             at += pg_ds_record_bytes(r.length);
         }
     }
@@ -662,6 +664,8 @@ static void execute(const struct pg_ds_header *h, size_t len)
     }
     if (h->type == PG_DS_AMO) {
         uint64_t old = pg_amo_apply(base + h->offset, h->op, h->width, h->operand, h->compare);
+        if (h->op != PG_AMO_FETCH)
+            pg_mem_ring((int)h->target, pg_segments[h->segment].base + h->offset);
         if (h->fetch)
             reply(h, PG_DS_AMO_REPLY, 0, old);
         else
@@ -672,6 +676,7 @@ static void execute(const struct pg_ds_header *h, size_t len)
         stream(h, base, &shape);
     } else {
         apply(h, base, &shape);
+        pg_mem_ring((int)h->target, pg_segments[h->segment].base + h->offset);
         acknowledge(h);
     }
 }

@@ -4,6 +4,7 @@
 #ifndef PG_MEMORY_H
 #define PG_MEMORY_H
 
+#include "runtime/runtime.h"
 #include "startup/startup.h"
 
 #include <stddef.h>
@@ -125,6 +126,29 @@ static inline void *pg_mem_peer_ptr(const void *addr, int pe)
     int s = pg_mem_locate(addr, 1, &off);
     char *base = s < 0 ? NULL : pg_mem_peer_base(s, pe);
     return base ? base + off : NULL;
+}
+
+/* Each PE has two doorbells (runtime.h, "Waiting") in its heap segment's internal area, at
+ * the same offset on every PE: one for the program's memory (wait_until, signals, locks, ARMCI
+ * notify and mutexes), one for the library's internal area (the collectives' flags, the
+ * accumulate locks), so that a put into a PE sleeping in a barrier wakes nobody.
+ * pg_mem_doorbell: my mapping of the doorbell of pe that guards the word at my symmetric
+ * address addr, or NULL when pe is not on my node. pg_mem_ring: after a write at addr into
+ * pe's memory (a put, AMO or signal from this node), wakes that doorbell's sleepers, if any. */
+extern size_t pg_doorbell_offset;
+extern const char *pg_mem_internal_start, *pg_mem_internal_end; /* my internal area */
+static inline struct pg_doorbell *pg_mem_doorbell(int pe, const void *addr)
+{
+    char *base = pg_mem_peer_base(PG_SEG_HEAP, pe);
+    int internal =
+        (const char *)addr >= pg_mem_internal_start && (const char *)addr < pg_mem_internal_end;
+    return base ? (struct pg_doorbell *)(base + pg_doorbell_offset) + internal : NULL;
+}
+static inline void pg_mem_ring(int pe, const void *addr)
+{
+    struct pg_doorbell *db = pg_mem_doorbell(pe, addr);
+    if (db)
+        pg_doorbell_ring(db);
 }
 
 /* ARMCI names remote memory by the target's own addresses, and segment bases differ between

@@ -583,6 +583,10 @@ int pg_memory_init(size_t heap_size, size_t internal_extra)
     pg_heap_setup(heap->base + internal_size, heap->size - internal_size);
     part_end[0] = heap->size;
     growths = 0;
+    pg_mem_internal_start = heap->base;
+    pg_mem_internal_end = heap->base + internal_size;
+    pg_doorbell_offset =
+        (size_t)((char *)pg_mem_internal_alloc(2 * sizeof(struct pg_doorbell)) - heap->base);
     return 0;
 }
 
@@ -753,6 +757,9 @@ size_t pg_mem_table_bytes(size_t npes, size_t local_size)
 {
     return PG_SEG_COUNT * (local_size * sizeof(char *) + npes * sizeof(struct segment_span));
 }
+
+size_t pg_doorbell_offset;
+const char *pg_mem_internal_start, *pg_mem_internal_end;
 
 void *pg_mem_internal_alloc(size_t size)
 {

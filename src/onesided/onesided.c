@@ -75,6 +75,7 @@ static void put_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, 
     COUNT_PUT(ctx, !to);
     if (to) {
         copy_bytes(to, src, len);
+        pg_mem_ring(pe, dest);
         return;
     }
     size_t offset;
@@ -180,6 +181,7 @@ void pg_put_strided(struct pangea_ctx *ctx, void *dest, const void *src,
     COUNT_PUT(ctx, !to);
     if (to) {
         for_each_piece(to, src, shape, copy_piece, NULL);
+        pg_mem_ring(pe, dest);
         return;
     }
     size_t offset;
@@ -296,6 +298,7 @@ void pg_acc_strided(struct pangea_ctx *ctx, enum pg_acc_type type, const void *s
         pg_acc_lock(pe);
         for_each_piece(to, src, shape, acc_piece, &args);
         pg_acc_unlock(pe);
+        pg_mem_ring(pe, dest);
         return;
     }
     size_t offset;
@@ -321,6 +324,7 @@ void pg_acc_vector(struct pangea_ctx *ctx, enum pg_acc_type type, const void *sc
         pg_acc_apply(type, scale, to, v->src[i], v->bytes);
     }
     pg_acc_unlock(pe);
+    pg_mem_ring(pe, v->dst[0]);
 }
 
 int pg_symmetric_grow(size_t alignment, size_t size, char *why, size_t len)
@@ -349,8 +353,10 @@ void pg_put_signal(struct pangea_ctx *ctx, void *dest, const void *src, size_t l
     uint64_t *sig = (uint64_t *)pg_mem_peer_ptr(sig_addr, pe);
     if (sig && op == PG_SIGNAL_SET) {
         __atomic_store_n(sig, signal, __ATOMIC_RELEASE);
+        pg_mem_ring(pe, sig_addr);
     } else if (sig) {
         __atomic_fetch_add(sig, signal, __ATOMIC_RELEASE);
+        pg_mem_ring(pe, sig_addr);
     } else {
         /* The node's server applies my requests in issue order: the data before the signal. */
         size_t offset;

@@ -379,11 +379,12 @@ struct rma_call {
     size_t outstanding;
 };
 
-/* Reads completions: replies, used-up receive buffers, sent blocks. Lock held. */
-static void progress(void)
+/* Reads completions: replies, used-up receive buffers, sent blocks; waiting up to wait_ms on
+ * the completion queue's wait object for one (0: not at all). Lock held. */
+static void progress_for(int wait_ms)
 {
     struct pg_net_event events[16];
-    int n = pg_net_poll(c.ep, events, 16);
+    int n = wait_ms ? pg_net_wait(c.ep, events, 16, wait_ms) : pg_net_poll(c.ep, events, 16);
     for (int i = 0; i < n; i++) {
         struct pg_net_event *e = &events[i];
         if (e->is_rma) {
@@ -405,7 +406,17 @@ static void progress(void)
     }
 }
 
+static void progress(void)
+{
+    progress_for(0);
+}
+
 static void give_back_due(void);
+
+/* A waiter for replies polls, yielding, for the spin's time, then sleeps on the completion
+ * queue, at most this long at a time (the lock is held meanwhile: other threads of the PE
+ * that need it wait too, and the same reply would wake them). */
+#define REPLY_SLEEP_MS 10
 
 /* Progresses until done() holds. Lock held; released while yielding (pg_wait_yield, not
  * pg_wait_step: the waiting PE's hook would send batches from inside a send). */
@@ -417,6 +428,10 @@ static void wait_until(int (*done)(const void *), const void *arg)
         if (done(arg))
             return;
         give_back_due();
+        if (pg_wait_spun(&w)) {
+            progress_for(REPLY_SLEEP_MS);
+            continue;
+        }
         pthread_mutex_unlock(&c.lock);
         pg_wait_yield(&w);
         pthread_mutex_lock(&c.lock);
@@ -571,6 +586,10 @@ static struct block *reserve_block(int node, size_t bytes, uint32_t *credit, enu
             give_back_due();
         if (can_send(&need, &small))
             break;
+        if (pg_wait_spun(&w)) {
+            progress_for(REPLY_SLEEP_MS);
+            continue;
+        }
         pthread_mutex_unlock(&c.lock);
         pg_wait_yield(&w);
         pthread_mutex_lock(&c.lock);
@@ -1224,14 +1243,16 @@ void pg_pipe_send_raw(int node, const void *bytes, size_t len)
 /* Driven from every wait loop: batched puts leave, replies are read and queued sends leave
  * even while a PE waits on its own memory (a barrier flag, wait_until), which another PE may
  * set only after seeing those puts. Skipped when another thread holds the lock. */
-static void progress_while_waiting(void)
+static int progress_while_waiting(void)
 {
     if (pthread_mutex_trylock(&c.lock) != 0)
-        return;
+        return 0;
     flush_batches();
     progress();
     give_back_due();
+    int idle = c.in_flight == 0 && c.oldest == c.next;
     pthread_mutex_unlock(&c.lock);
+    return idle;
 }
 
 const void *pg_pipe_server_name(int node)

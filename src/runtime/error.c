@@ -5,7 +5,6 @@
 #include "startup/startup.h"
 
 #include <dlfcn.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,16 +63,4 @@ void pg_global_exit(int status)
 {
     fflush(NULL);
     pg_boot_abort(status);
-}
-
-void (*pg_wait_progress)(void);
-
-void (*pg_wait_watch)(struct pg_waiter *w);
-void (*pg_wait_watch_end)(struct pg_waiter *w);
-
-void pg_wait_yield(struct pg_waiter *w)
-{
-    if (w->watch && pg_wait_watch)
-        pg_wait_watch(w);
-    sched_yield();
 }

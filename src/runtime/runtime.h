@@ -40,10 +40,20 @@
     X(pcntr, BOOL, "PANGEA_PCNTR", "0", DIAGNOSTICS,                                           \
       "Count each context's puts and gets for shmemx_pcntr_* (off: those counters read 0; "    \
       "on: one more increment per put and get)")                                               \
-    X(spin_count, INT, "PANGEA_SPIN_COUNT", "2000", WAITING,                                   \
-      "Polls a waiting PE makes before it yields its core (then polls and yields "             \
-      "alternately); unset, it is 50 when a node's PEs outnumber its cores. Across nodes a "   \
-      "waiting PE polls the network and yields after every poll")                              \
+    X(wait, WAIT, "PANGEA_WAIT", "sleep", WAITING,                                             \
+      "How a PE waits (wait_until, signals, barriers and every collective, locks, quiet, "     \
+      "ARMCI notify and mutexes): sleep (spin briefly, then sleep until whoever changes the "  \
+      "awaited memory wakes it) or spin (poll, then poll and yield the core alternately)")     \
+    X(spin_count, INT, "PANGEA_SPIN_COUNT", "0", WAITING,                                      \
+      "Polls a waiting PE makes before it sleeps (PANGEA_WAIT=sleep) or yields its core "      \
+      "(spin); 0: sleep polls for about 1 us, then polls and yields for as long as wake-ups "  \
+      "have been taking (at most 1 ms), spin makes 2000 polls; both make 50 when a node's "    \
+      "PEs outnumber its cores. Across nodes a waiting PE polls the network and yields after " \
+      "every poll")                                                                            \
+    X(wait_timeout_ms, INT, "PANGEA_WAIT_TIMEOUT_MS", "100", WAITING,                          \
+      "Longest sleep of a waiting PE before it looks again by itself (a safety net: stores "   \
+      "through shmem_ptr pointers do not wake a sleeper); a sleep starts at 1 ms and doubles " \
+      "up to this")                                                                            \
     X(hang_check, INT, "PANGEA_HANG_CHECK", "1", WAITING,                                      \
       "Seconds a PE waits, with nothing of its own in flight, before the hang watch counts "   \
       "it as blocked; a job whose PEs are all blocked or gone ends with a message (0: off; "   \
@@ -102,6 +112,7 @@ enum pg_category { PG_CATEGORIES(PG_CATEGORY_ENUM) PG_CATEGORY_COUNT };
 #undef PG_CATEGORY_ENUM
 
 #define PG_OVERSUBSCRIBED_SPIN_COUNT 50
+#define PG_SPIN_COUNT 2000
 
 enum pg_tunable_kind { PG_KIND_SIZE, PG_KIND_INT, PG_KIND_BOOL, PG_KIND_CHOICE };
 
@@ -115,6 +126,11 @@ enum pg_tunable_kind { PG_KIND_SIZE, PG_KIND_INT, PG_KIND_BOOL, PG_KIND_CHOICE }
 enum pg_huge_pages { PG_HUGE_AUTO, PG_HUGE_HUGETLB, PG_HUGE_THP, PG_HUGE_OFF };
 #define PG_KIND_HUGE_PAGES PG_KIND_CHOICE
 #define PG_WORDS_HUGE_PAGES ((const char *const[]){"auto", "hugetlb", "thp", "off", NULL})
+
+/* PANGEA_WAIT. */
+enum pg_wait_mode { PG_WAIT_SLEEP, PG_WAIT_SPIN };
+#define PG_KIND_WAIT PG_KIND_CHOICE
+#define PG_WORDS_WAIT ((const char *const[]){"sleep", "spin", NULL})
 
 struct pg_config {
 #define PG_CONFIG_FIELD(field, kind, env, def, category, meaning) long long field;
@@ -205,29 +221,80 @@ __attribute__((format(printf, 1, 2))) void pg_warn(const char *fmt, ...);
 /* Ends every PE with this status, promptly; flushes stdio first. Never returns. */
 __attribute__((noreturn)) void pg_global_exit(int status);
 
-/* Waiting: spin pg_cfg.spin_count polls, then yield between polls. A PE that drives the
- * network yields after every poll: a poll already takes microseconds, and a PE holding its
- * core would keep the data-server threads from running whenever a node's threads outnumber
- * its cores (measured across 2 emulated nodes on 2 cores: barrier 0.45 ms vs 40 us). */
+/* Waiting (wait.c). A waiter polls its condition, spinning a little (pg_wait_spin_polls),
+ * then, with PANGEA_WAIT=sleep, sleeps on a doorbell: a futex word in shared memory that every
+ * writer to the awaited memory rings after its write. Each PE has two in its heap segment
+ * (memory.h: pg_mem_doorbell, one for the program's memory and one for the library's), rung by
+ * on-node PEs' puts, AMOs and signals into that PE's memory and by the node's data server
+ * after it applies a remote one.
+ *
+ * No lost wake-up, and a writer's ring costs one load when nobody sleeps: the waiter
+ * registers (sleepers + 1), then makes every running thread of the job's processes execute a
+ * full barrier (membarrier, once per wait), then reads seq, checks its condition and sleeps
+ * only while seq is unchanged (the kernel compares). A writer that read sleepers == 0 did so
+ * before that barrier, so its data store is visible to the check that follows; a writer that
+ * read it non-zero bumps seq and wakes every sleeper. Sleeps end after a timeout too (a safety
+ * net, counted: pg_wait_counts). */
+struct pg_doorbell {
+    uint32_t seq;      /* the futex word: bumped by each ring that finds a sleeper */
+    uint32_t sleepers; /* threads registered to sleep on it */
+    uint64_t rung_ns;  /* when it was last rung (a sleeper's measure of its wake-up time) */
+} __attribute__((aligned(64)));
+void pg_doorbell_wake(struct pg_doorbell *db);
+/* After a write into the memory the doorbell guards (the write itself precedes the call). */
+static inline void pg_doorbell_ring(struct pg_doorbell *db)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&db->sleepers, __ATOMIC_RELAXED))
+        pg_doorbell_wake(db);
+}
+
 struct pg_waiter {
+    struct pg_doorbell *db; /* rung by the writers of the awaited memory; NULL: never sleep */
     long long polls;
+    uint64_t since_ns;  /* when the spin began to yield (0: not yet) */
+    uint32_t seq;       /* db->seq read before the last check of the condition */
+    uint32_t slept_seq; /* the seq of the last sleep */
+    int timeout_ms;     /* of the next sleep */
+    unsigned char registered, timed_out;
     /* The hang watch (coll) looks at waits the program made, named by watch (the public call):
      * never at the engine's own (NULL), which may not send from inside a wait. */
     const char *watch;
     int blocked;
-    long long since_ns, next_scan_ns;
+    long long watch_since_ns, next_scan_ns;
 };
+/* A waiter that deregisters when it goes out of scope (whichever way the wait ends). The
+ * loop is: while (!condition) pg_wait_step(&w); */
+void pg_wait_end(struct pg_waiter *w);
+#define PG_WAITER(w, doorbell) \
+    struct pg_waiter w __attribute__((cleanup(pg_wait_end))) = {.db = (doorbell)}
+
+/* Polls before a waiter blocks (sleeps or yields), set at init and adapted as it runs. */
+extern long long pg_wait_spin_polls;
+/* Brings waiting up once the node is known (pg_world.local_size): the mode, membarrier
+ * registration (without it, waits spin), the spin. */
+void pg_wait_init(void);
+/* Sleeps, wake-ups, timeouts, and stalls: timeouts after which the condition held although
+ * nobody had rung (a lost or missing wake-up). Counted in this process. */
+struct pg_wait_counts {
+    uint64_t sleeps, wakes, timeouts, stalls;
+};
+void pg_wait_counts(struct pg_wait_counts *counts);
+
 void pg_wait_yield(struct pg_waiter *w);
+void pg_wait_block(struct pg_waiter *w);
+/* For a wait on something other than memory (the network client's wait for replies, which
+ * sleeps on its completion queue): 1 once w has spun for the spin's time and PANGEA_WAIT is
+ * sleep. */
+int pg_wait_spun(struct pg_waiter *w);
 /* Set by the module that watches for a job that can go no further (a PE waiting for one that
- * has left, or every PE waiting with nothing in flight): called from the yields of watched
- * waits, and once when a watched wait ends. NULL when no watch runs. */
+ * has left, or every PE waiting with nothing in flight): called whenever a watched wait
+ * blocks (yields or wakes), and once when a watched wait ends. NULL when no watch runs. */
 extern void (*pg_wait_watch)(struct pg_waiter *w);
 extern void (*pg_wait_watch_end)(struct pg_waiter *w);
-static inline void pg_wait_end(struct pg_waiter *w)
-{
-    if (w->blocked)
-        pg_wait_watch_end(w);
-}
+/* A waiter watched by the hang watch, for a wait of the public call `call`. */
+#define PG_WATCHED_WAITER(w, doorbell, call) \
+    struct pg_waiter w __attribute__((cleanup(pg_wait_end))) = {.db = (doorbell), .watch = (call)}
 static inline void pg_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -237,19 +304,16 @@ static inline void pg_cpu_relax(void)
 #endif
 }
 /* Set by a module that must be driven while a PE waits (the network client, whose provider
- * may move data only when called); NULL on a single node. */
-extern void (*pg_wait_progress)(void);
+ * may move data only when called); NULL on a single node. Returns 1 when nothing of this PE
+ * is in flight (the PE may sleep), 0 when the network still needs driving. */
+extern int (*pg_wait_progress)(void);
 
 static inline void pg_wait_step(struct pg_waiter *w)
 {
-    ++w->polls;
-    if (pg_wait_progress) {
-        pg_wait_progress();
-        pg_wait_yield(w);
-    } else if (w->polls < pg_cfg.spin_count)
+    if (++w->polls < pg_wait_spin_polls && !pg_wait_progress)
         pg_cpu_relax();
     else
-        pg_wait_yield(w);
+        pg_wait_block(w);
 }
 
 /* Abnormal ends (crash.c). The program's handlers of fatal signals are saved before init

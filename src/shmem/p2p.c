@@ -82,36 +82,31 @@ static size_t test_some(const struct condition *c, size_t *indices, int *none_el
 
 static void wait_all(const struct condition *c)
 {
-    struct pg_waiter w = {.watch = c->call};
+    PG_WATCHED_WAITER(w, pg_mem_doorbell(pg_world.me, c->ivars), c->call);
     while (!test_all(c))
         pg_wait_step(&w);
-    pg_wait_end(&w);
 }
 
 static size_t wait_any(const struct condition *c)
 {
-    struct pg_waiter w = {.watch = c->call};
+    PG_WATCHED_WAITER(w, pg_mem_doorbell(pg_world.me, c->ivars), c->call);
     int none;
     for (;;) {
         size_t i = test_any(c, &none);
-        if (i != SIZE_MAX || none) {
-            pg_wait_end(&w);
+        if (i != SIZE_MAX || none)
             return i;
-        }
         pg_wait_step(&w);
     }
 }
 
 static size_t wait_some(const struct condition *c, size_t *indices)
 {
-    struct pg_waiter w = {.watch = c->call};
+    PG_WATCHED_WAITER(w, pg_mem_doorbell(pg_world.me, c->ivars), c->call);
     int none;
     for (;;) {
         size_t n = test_some(c, indices, &none);
-        if (n || none) {
-            pg_wait_end(&w);
+        if (n || none)
             return n;
-        }
         pg_wait_step(&w);
     }
 }
@@ -238,13 +233,11 @@ uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
 {
     PG_COND("signal_wait_until", uint64, sig_addr, 1, NULL, cmp, NULL, &cmp_value);
     (void)c;
-    struct pg_waiter w = {.watch = "shmem_signal_wait_until"};
+    PG_WATCHED_WAITER(w, pg_mem_doorbell(pg_world.me, sig_addr), "shmem_signal_wait_until");
     for (;;) {
         uint64_t seen = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
-        if (PG_COMPARE(cmp, seen, cmp_value)) {
-            pg_wait_end(&w);
+        if (PG_COMPARE(cmp, seen, cmp_value))
             return seen; /* the value that satisfied the wait */
-        }
         pg_wait_step(&w);
     }
 }
