@@ -14,12 +14,13 @@ MPIEXEC   ?= $(shell command -v mpiexec.mpich 2>/dev/null || echo mpiexec)
 MPI_CFLAGS := $(shell pkg-config --cflags mpich 2>/dev/null)
 MPI_LIBS   := $(shell pkg-config --libs mpich 2>/dev/null || echo -lmpich)
 FABRIC_LIBS := $(shell pkg-config --libs libfabric 2>/dev/null || echo -lfabric)
+HWLOC_LIBS := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 
 WARN      := -Wall -Wextra $(if $(WERROR),-Werror)
 OPT       ?= -O2 -g
 SAN       := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 CFLAGS_LIB = -std=gnu11 $(OPT) $(WARN) $(SAN) -fPIC -pthread -Iinclude -Isrc $(MPI_CFLAGS)
-LDLIBS_LIB = $(MPI_LIBS) $(FABRIC_LIBS) -pthread -lm -ldl -lrt
+LDLIBS_LIB = $(MPI_LIBS) $(FABRIC_LIBS) $(HWLOC_LIBS) -pthread -lm -ldl -lrt
 
 LIB_SRCS  := $(sort $(wildcard src/*/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -197,7 +198,8 @@ endif
 # namespaces): three give uneven nodes (8 PEs: 3 + 3 + 2) and a server with PEs of two nodes.
 # The default provider there is net where libfabric has it; a 2-node pass runs over
 # tcp;ofi_rxm, the layered path most clusters' RDMA providers share (verbs;ofi_rxm), and a last
-# pass runs the credit tests across 16 nodes (16 x 1 and 16 x 2 PEs).
+# pass runs the credit tests across 16 nodes (16 x 1 and 16 x 2 PEs), and the topology tests run
+# across 4 and 8 nodes (trees of two and three leaf switches).
 check:
 	@tools/install-deps.sh test
 	$(MAKE) --no-print-directory all tests examples
@@ -208,6 +210,7 @@ check:
 	    if [ "$$nodes" != 1 ]; then \
 	        FI_PROVIDER='tcp;ofi_rxm' TEST_NODES=2 tests/run-tests.sh $(BUILD) || exit 1; \
 	        TEST_NODES=16 tests/run-tests.sh $(BUILD) 'engine/credit' || exit 1; \
+	        TEST_NODES="4 8" tests/run-tests.sh $(BUILD) '^topo$$' || exit 1; \
 	        tests/tune/quick-netns.sh $(BUILD); fi
 
 # A representative part of the list built with AddressSanitizer and UndefinedBehaviorSanitizer
@@ -264,7 +267,7 @@ install: all
 	$(foreach w,oshcc oshc++ oshrun,\
 	    $(call fill_wrapper,$(w),$(PREFIX)/include,$(PREFIX)/lib,$(DESTDIR)$(PREFIX)/bin/$(w));)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
-	    -e 's|@LIBS_PRIVATE@|$(FABRIC_LIBS) -pthread -lm -ldl -lrt|g' tools/pangea.pc.in \
+	    -e 's|@LIBS_PRIVATE@|$(FABRIC_LIBS) $(HWLOC_LIBS) -pthread -lm -ldl -lrt|g' tools/pangea.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pangea.pc
 	install -m 644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
 	ln -sf oshcc.1 $(DESTDIR)$(PREFIX)/share/man/man1/oshc++.1

@@ -68,7 +68,8 @@ static inline int pg_team_pe(const struct pangea_team *team, int index)
 int pg_team_index(const struct pangea_team *team, int world_pe);
 
 /* Collective over parent. Each member names the team it joins by a triplet of parent indices
- * (size 0: none; the triplets of different callers are identical or disjoint). Returns 0 on
+ * (size 0: none; size -1: the split must fail on every member; the triplets of different
+ * callers are identical or disjoint). Returns 0 on
  * every parent member with *team the new team (NULL for a PE outside it), or -1 on every parent
  * member when any of them could not create it (the per-PE limit of PG_MAX_TEAMS live teams,
  * no room in the split arena, or memory). Splits of different parents may run in different threads

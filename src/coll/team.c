@@ -176,6 +176,8 @@ int pg_team_split(struct pangea_team *parent, int start, int stride, int size,
         if (member) {
             want[0] = team ? high_water() : UINT64_MAX;
             want[1] = team ? pg_coll_split_bytes(size) : UINT64_MAX;
+        } else if (size < 0) {
+            want[0] = want[1] = UINT64_MAX; /* as a member that cannot be placed: all fail */
         }
         agree(parent, want, max_u64);
         at = want[0];

@@ -230,17 +230,19 @@ int pg_program_object(const void *addr, char **start, size_t *size);
 
 /* Startup phases, in the order an init runs them: X(id, name). tunables: environment and
  * tuning file; mpi init: only when the program has not; node discovery: communicators, node
- * tables, job id; heap segment: create and map my heap; static data: move .data/.bss onto a
- * shared object; peer mapping: map the node's segments, unlink mine. With several nodes:
- * network open (provider, my endpoint), server open and server start (host PEs only), address
- * exchange (endpoint names, connections), network barrier (every server listens). first
- * barrier: the init's barrier over the signal channels; teams: shmem_init's predefined teams;
- * armci groups: ARMCI_Init's world group and node communicators; base exchange: every PE's
- * segment addresses, for ARMCI; armci memory: its group region and notify counters. */
+ * tables, job id; topology: the node model (hwloc) and the switch tree; heap segment: create and
+ * map my heap; static data: move .data/.bss onto a shared object; peer mapping: map the node's
+ * segments, unlink mine. With several nodes: network open (provider, my endpoint), server open and
+ * server start (host PEs only), address exchange (endpoint names, connections), network barrier
+ * (every server listens). first barrier: the init's barrier over the signal channels; teams:
+ * shmem_init's predefined teams; armci groups: ARMCI_Init's world group and node communicators;
+ * base exchange: every PE's segment addresses, for ARMCI; armci memory: its group region and notify
+ * counters. */
 #define PG_PHASES(X)                        \
     X(TUNABLES, "tunables")                 \
     X(MPI_INIT, "mpi init")                 \
     X(NODE_DISCOVERY, "node discovery")     \
+    X(TOPOLOGY, "topology")                 \
     X(HEAP_SEGMENT, "heap segment")         \
     X(STATIC_DATA, "static data")           \
     X(PEER_MAPPING, "peer mapping")         \
