@@ -70,6 +70,10 @@
     X(coll_stream, SIZE, "PANGEA_COLL_STREAM", "0",                                            \
       "An alltoall whose blocks to a node's PEs add up to at least this many bytes copies "    \
       "them past the cache (0: the size of the machine's largest cache, read at startup)")     \
+    X(coll_switches, BOOL, "PANGEA_COLL_SWITCHES", "1",                                        \
+      "Collectives of a team that spans several leaf switches run with one leader per switch " \
+      "above the node leaders, so traffic crosses the top of the tree once per switch (0: "    \
+      "node leaders only)")                                                                    \
     X(armci_group_heap, SIZE, "PANGEA_ARMCI_GROUP_HEAP", "32M",                                \
       "Bytes of the symmetric heap ARMCI_Init sets aside for ARMCI_Malloc_group over a "       \
       "subset of the processes (at most a quarter of the heap)")
