@@ -14,12 +14,13 @@ MPIEXEC   ?= $(shell command -v mpiexec.mpich 2>/dev/null || echo mpiexec)
 MPI_CFLAGS := $(shell pkg-config --cflags mpich 2>/dev/null)
 MPI_LIBS   := $(shell pkg-config --libs mpich 2>/dev/null || echo -lmpich)
 FABRIC_LIBS := $(shell pkg-config --libs libfabric 2>/dev/null || echo -lfabric)
+HWLOC_LIBS := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 
 WARN      := -Wall -Wextra $(if $(WERROR),-Werror)
 OPT       ?= -O2 -g
 SAN       := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 CFLAGS_LIB = -std=gnu11 $(OPT) $(WARN) $(SAN) -fPIC -pthread -Iinclude -Isrc $(MPI_CFLAGS)
-LDLIBS_LIB = $(MPI_LIBS) $(FABRIC_LIBS) -pthread -lm -ldl -lrt
+LDLIBS_LIB = $(MPI_LIBS) $(FABRIC_LIBS) $(HWLOC_LIBS) -pthread -lm -ldl -lrt
 
 LIB_SRCS  := $(sort $(wildcard src/*/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -169,6 +170,11 @@ ARMCI_MPI_BENCH := $(if $(DEBIAN_ARMCI_H),$(BUILD)/perf/armci_bench_armci_mpi)
 OSHMEM_CC       := $(if $(wildcard /usr/lib/x86_64-linux-gnu/openmpi/include/shmem.h),/usr/bin/oshcc)
 OSHMEM_BENCH    := $(if $(OSHMEM_CC),$(BUILD)/perf/startup_bench_oshmem)
 bench: $(BENCHES) $(ARMCI_MPI_BENCH) $(OSHMEM_BENCH)
+# topo_bench sets a tunable between two team splits (A/B in one run): static, like pangea-tune.
+$(BUILD)/perf/topo_bench: perf/topo_bench.c $(STLIB) $(HEADERS) $(wildcard src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -O3 -Isrc $< -o $@ $(STLIB) $(LDLIBS_LIB)
+
 $(BUILD)/perf/%: perf/%.c $(SHLIB) $(wildcard perf/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -O3 $< -o $@ $(PROG_LIBS)
@@ -197,7 +203,9 @@ endif
 # namespaces): three give uneven nodes (8 PEs: 3 + 3 + 2) and a server with PEs of two nodes.
 # The default provider there is net where libfabric has it; a 2-node pass runs over
 # tcp;ofi_rxm, the layered path most clusters' RDMA providers share (verbs;ofi_rxm), and a last
-# pass runs the credit tests across 16 nodes (16 x 1 and 16 x 2 PEs).
+# pass runs the credit tests across 16 nodes (16 x 1 and 16 x 2 PEs); the lines pinned to 4 and
+# 8 nodes (only-nodes=, the topology's switch trees of two and three leaf switches) run in
+# passes of their own.
 check:
 	@tools/install-deps.sh test
 	$(MAKE) --no-print-directory all tests examples
@@ -208,6 +216,7 @@ check:
 	    if [ "$$nodes" != 1 ]; then \
 	        FI_PROVIDER='tcp;ofi_rxm' TEST_NODES=2 tests/run-tests.sh $(BUILD) || exit 1; \
 	        TEST_NODES=16 tests/run-tests.sh $(BUILD) 'engine/credit' || exit 1; \
+	        TEST_PINNED_ONLY=1 TEST_NODES="4 8" tests/run-tests.sh $(BUILD) || exit 1; \
 	        tests/tune/quick-netns.sh $(BUILD); fi
 
 # A representative part of the list built with AddressSanitizer and UndefinedBehaviorSanitizer
@@ -264,7 +273,7 @@ install: all
 	$(foreach w,oshcc oshc++ oshrun,\
 	    $(call fill_wrapper,$(w),$(PREFIX)/include,$(PREFIX)/lib,$(DESTDIR)$(PREFIX)/bin/$(w));)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
-	    -e 's|@LIBS_PRIVATE@|$(FABRIC_LIBS) -pthread -lm -ldl -lrt|g' tools/pangea.pc.in \
+	    -e 's|@LIBS_PRIVATE@|$(FABRIC_LIBS) $(HWLOC_LIBS) -pthread -lm -ldl -lrt|g' tools/pangea.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/pangea.pc
 	install -m 644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
 	ln -sf oshcc.1 $(DESTDIR)$(PREFIX)/share/man/man1/oshc++.1

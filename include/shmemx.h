@@ -94,6 +94,32 @@ static inline void shmemx_register_gettid(uint64_t (*gettid_fn)(void))
     (void)gettid_fn;
 }
 
+/* ---- Topology: where PEs sit relative to each other (docs/topology.md) -------------------- */
+
+/* The levels two PEs may share, closest first. SWITCH: the same leaf switch of the network
+ * (Slurm's tree topology, PANGEA_TOPOLOGY_FILE, or one switch over every node). */
+enum {
+    SHMEMX_LEVEL_CORE = 0,
+    SHMEMX_LEVEL_NUMA,
+    SHMEMX_LEVEL_PACKAGE,
+    SHMEMX_LEVEL_NODE,
+    SHMEMX_LEVEL_SWITCH,
+    SHMEMX_LEVEL_SYSTEM
+};
+/* The closest level the calling PE and pe (in SHMEM_TEAM_WORLD) share: SHMEMX_LEVEL_CORE for
+ * the caller itself and for PEs bound to the same core (a PE not bound to one core shares CORE
+ * with no other); -1 for a pe outside the world. */
+int shmemx_topo_level(int pe);
+int pshmemx_topo_level(int pe);
+/* Collective over parent: the members that share `level` with each other form one team
+ * (SHMEMX_LEVEL_NODE: SHMEM_TEAM_SHARED's members). 0 on success, as
+ * shmem_team_split_strided; -1 on every member when a group is not a strided set of parent
+ * PEs (Pangea's teams are strided) or cannot be made, or for a bad level or parent team. */
+int shmemx_team_split_level(shmem_team_t parent, int level, const shmem_team_config_t *config,
+                            long config_mask, shmem_team_t *new_team);
+int pshmemx_team_split_level(shmem_team_t parent, int level, const shmem_team_config_t *config,
+                             long config_mask, shmem_team_t *new_team);
+
 /* ---- Performance counters (SOS's shmemx_pcntr_*), per context ---------------------------- */
 
 /* Puts are put, p, iput, ibput, put_nbi and put_signal (every type and size); gets are get, g,
@@ -101,9 +127,9 @@ static inline void shmemx_register_gettid(uint64_t (*gettid_fn)(void))
  * returns, and so does a blocking get; the other off-node operations are pending until the
  * context's quiet (shmem_ctx_quiet, or shmem_quiet/shmem_barrier_all for the default context).
  * completed + pending counts every operation issued on the context, when PANGEA_PCNTR=1 turns
- * the counting on (it costs every put and get an increment; off, the counters read 0). target: the operations
- * that completed at the calling PE as their target; Pangea does not count those (the target
- * takes no part in an on-node operation), so it is 0. */
+ * the counting on (it costs every put and get an increment; off, the counters read 0). target: the
+ * operations that completed at the calling PE as their target; Pangea does not count those (the
+ * target takes no part in an on-node operation), so it is 0. */
 typedef struct {
     uint64_t pending_put;
     uint64_t pending_get;

@@ -30,6 +30,7 @@
 # PEs becoming K nodes of ceil(NPES/K) PEs (fewer nodes when NPES < K). Unit tests
 # (unit/NAME lines) run only in the first pass; engine/NAME tests run in every pass. Logs of a
 # K-node pass go to BUILD_DIR/test-logs/nodesK (nodesK-PROVIDER under FI_PROVIDER).
+# TEST_PINNED_ONLY=1 runs only the lines with only-nodes= (those of each pass's node count).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -135,6 +136,7 @@ while read -r name npes rest; do
         esac
     done
     [ -n "$only_nodes" ] && [ "$only_nodes" != "$nodes" ] && continue
+    [ -n "${TEST_PINNED_ONLY:-}" ] && [ -z "$only_nodes" ] && continue
     label="$name np=$npes${envs[*]:+ ${envs[*]}}"
     [ "$nodes" -gt 1 ] && label="$label nodes=$nodes"
     log="$logdir/${name//\//_}-np$npes${suffix//[^A-Za-z0-9_.=-]/_}.log"

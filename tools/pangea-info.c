@@ -3,7 +3,8 @@
  * with its current value (and meaning with --all), and the pages a symmetric heap would get on
  * this node. Options: --help, --version, --all, --param NAME, --doc (the environment-variable
  * table of docs/user-guide.md), --footprint NPES PES_PER_NODE (the library's memory in a job of
- * that size, from the formulas the library sizes its buffers and tables with: docs/scaling.md).
+ * that size, from the formulas the library sizes its buffers and tables with: docs/scaling.md),
+ * --topology (this machine as hwloc sees it: docs/topology.md).
  * Lines are at most 100 characters. */
 #define _GNU_SOURCE /* open_memstream */
 #include "coll/coll.h"
@@ -11,6 +12,7 @@
 #include "pipeline/pipeline.h"
 #include "runtime/runtime.h"
 #include "startup/startup.h"
+#include "topo/topo.h"
 #include "transport/transport.h"
 
 #include <limits.h>
@@ -78,12 +80,14 @@ static int footprint(const char *npes_text, const char *ppn_text)
 }
 
 static const char usage[] =
-    "usage: pangea-info [--all | --param NAME | --doc | --footprint NPES PES_PER_NODE]\n"
+    "usage: pangea-info [--all | --param NAME | --doc | --topology |\n"
+    "                    --footprint NPES PES_PER_NODE]\n"
     "       pangea-info --help | --version\n"
     "  (none)        version, installation, transports, every tunable's value, heap pages\n"
     "  --all         the same with each tunable's meaning\n"
     "  --param NAME  one tunable: value, where it came from, default and meaning\n"
     "  --doc         the environment-variable table of the user guide (Markdown)\n"
+    "  --topology    this machine from hwloc: packages, NUMA domains, cores, caches, NICs\n"
     "  --footprint NPES PES_PER_NODE\n"
     "                the library's memory per PE and per node's server in a job of that size\n";
 
@@ -176,6 +180,8 @@ int main(int argc, char **argv)
                 argv[2]);
         return 1;
     }
+    if (strcmp(option, "--topology") == 0 && argc == 2)
+        return pg_topo_describe_machine(stdout) == 0 ? 0 : 1;
     if (strcmp(option, "--doc") == 0 && argc == 2) {
         pg_config_print_doc(stdout);
         return 0;

@@ -35,6 +35,13 @@ struct pangea_team {
     int nleaders, *leaders; /* the first member of every node the team spans */
     int my_local;           /* my place in local[] (-1 when not a member) */
     int my_leader;          /* my place in leaders[] (-1 unless I lead my node) */
+    /* The switch level, when the team spans several leaf switches (topo.h) and
+     * PANGEA_COLL_SWITCHES is on, else nswitches = 0: the first node leader of every switch
+     * the team spans, and the node leaders of my switch (switch_local[0] leads it). */
+    int nswitches, *switches;
+    int nswitch_local, *switch_local;
+    int my_switch;       /* my place in switches[] (-1 unless I lead my switch) */
+    int my_switch_local; /* my place in switch_local[] (-1 unless I lead my node) */
 };
 
 /* The channels allocated at init: the world (SHMEM_TEAM_WORLD, ARMCI's and the library's own
@@ -68,7 +75,8 @@ static inline int pg_team_pe(const struct pangea_team *team, int index)
 int pg_team_index(const struct pangea_team *team, int world_pe);
 
 /* Collective over parent. Each member names the team it joins by a triplet of parent indices
- * (size 0: none; the triplets of different callers are identical or disjoint). Returns 0 on
+ * (size 0: none; size -1: the split must fail on every member; the triplets of different
+ * callers are identical or disjoint). Returns 0 on
  * every parent member with *team the new team (NULL for a PE outside it), or -1 on every parent
  * member when any of them could not create it (the per-PE limit of PG_MAX_TEAMS live teams,
  * no room in the split arena, or memory). Splits of different parents may run in different threads
@@ -102,6 +110,25 @@ void pg_coll_alltoall(struct pangea_team *team, void *dest, const void *source, 
  * source starts at element j*nelems*sst, block i of the dest at element i*nelems*dst. */
 void pg_coll_alltoalls(struct pangea_team *team, void *dest, const void *source, ptrdiff_t dst,
                        ptrdiff_t sst, size_t elem, size_t nelems);
+
+/* What the collectives sent between leaf switches (across the top of a two-level switch
+ * tree), per kind of collective, since init: the counters a profiler reads. A message is one
+ * put, signal, put-with-signal or get to a PE under another leaf switch. */
+enum pg_coll_kind {
+    PG_COLL_SYNC,
+    PG_COLL_BROADCAST,
+    PG_COLL_FCOLLECT,
+    PG_COLL_COLLECT,
+    PG_COLL_ALLTOALL,
+    PG_COLL_REDUCE,
+    PG_COLL_SCAN,
+    PG_COLL_KINDS
+};
+struct pg_coll_traffic {
+    uint64_t messages, bytes;
+};
+void pg_coll_traffic(enum pg_coll_kind kind, struct pg_coll_traffic *out);
+const char *pg_coll_kind_name(enum pg_coll_kind kind);
 
 /* acc[k] = acc[k] OP in[k] for k < count, in the type and operation of the reduction. */
 typedef void (*pg_combine_fn)(void *acc, const void *in, size_t count);

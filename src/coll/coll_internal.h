@@ -42,6 +42,28 @@ void pg_coll_arena_reset(void);
  * the node's cores share); 0 when unknown: never. */
 extern size_t pg_coll_stream_bytes;
 
+/* The collective the calling thread is in, for the traffic counters: PG_COLL_KIND(kind) at
+ * the top of a collective names it until the scope ends (a collective another one runs inside
+ * is counted as the outer one). */
+extern __thread int pg_coll_kind_now;
+static inline int pg_coll_kind_begin(int kind)
+{
+    int outer = pg_coll_kind_now;
+    if (outer < 0)
+        pg_coll_kind_now = kind;
+    return outer;
+}
+static inline void pg_coll_kind_end(const int *outer)
+{
+    if (*outer < 0)
+        pg_coll_kind_now = -1;
+}
+#define PG_COLL_KIND(kind)                                                        \
+    const int pg_coll_outer_ __attribute__((cleanup(pg_coll_kind_end), unused)) = \
+        pg_coll_kind_begin(kind)
+/* Counts one message of len bytes to world PE pe when it leaves my leaf switch. */
+void pg_coll_count(int pe, size_t len);
+
 /* The context the collectives' own transfers use. */
 extern struct pangea_ctx pg_coll_ctx;
 

@@ -11,6 +11,7 @@
 #include "onesided/onesided.h"
 #include "runtime/runtime.h"
 #include "startup/startup.h"
+#include "topo/topo.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +19,20 @@
 #if defined(__x86_64__)
 #include <emmintrin.h>
 #endif
+
+/* A put of the collectives, counted when it leaves my leaf switch. */
+static void counted_put(void *dest, const void *source, size_t len, int pe)
+{
+    pg_coll_count(pe, len);
+    pg_put(&pg_coll_ctx, dest, source, len, pe);
+}
+
+static void counted_put_strided(void *dest, const void *source, const struct pg_strided *shape,
+                                int pe)
+{
+    pg_coll_count(pe, shape->count[0] * shape->count[1]);
+    pg_put_strided(&pg_coll_ctx, dest, source, shape, pe);
+}
 
 /* Up to 31 children in each of the two levels. */
 #define MAX_CHILDREN 64
@@ -46,44 +61,71 @@ static void binomial(const int *group, int n, int pos, struct tree *tree)
     }
 }
 
-/* The broadcast tree from root: a binomial tree over one leader per node (the root leads its
- * own node), under each leader a binomial tree over the rest of its node. */
+/* Adds to tree my place in a binomial tree over group[0..n) rooted at head; in a group of
+ * representatives (of nodes, of switches) head stands in for `replaced`, the representative of
+ * its own node or switch (-1: none). Nothing when I am not in the group. */
+static void add_level(const struct pangea_team *team, const int *group, int n, int replaced,
+                      int head, struct tree *tree, int *scratch)
+{
+    int m = 0, pos = head == team->my_pe ? 0 : -1;
+    scratch[m++] = head;
+    for (int k = 0; k < n; k++) {
+        if (group[k] == replaced || group[k] == head)
+            continue;
+        if (group[k] == team->my_pe)
+            pos = m;
+        scratch[m++] = group[k];
+    }
+    if (pos >= 0)
+        binomial(scratch, m, pos, tree);
+}
+
+/* The first of the team indices in group[0..n) whose node, or whose node's leaf switch, is the
+ * given one. */
+static int first_on(const struct pangea_team *team, const int *group, int n, int node, int sw)
+{
+    for (int k = 0; k < n; k++) {
+        int other = pg_world.node_of[pg_team_pe(team, group[k])];
+        if (node >= 0 ? other == node : pg_topo_leaf_switch(other) == sw)
+            return group[k];
+    }
+    return -1;
+}
+
+/* The broadcast tree from root: a binomial tree over one leader per leaf switch when the team
+ * spans several (the root leads its own), under each a binomial tree over the leaders of the
+ * switch's nodes (else over every node's leader), under each leader a binomial tree over the
+ * rest of its node. A member's parent is in the highest level it does not head. */
 static void broadcast_tree(const struct pangea_team *team, int root, struct tree *tree,
                            int *scratch)
 {
     tree->parent = -1;
     tree->nchildren = 0;
-    int me = team->my_pe, nl = team->nleaders;
+    int me = team->my_pe;
     int root_node = pg_world.node_of[pg_team_pe(team, root)];
-    int my_leader = pg_world.node == root_node ? root : team->local[0];
-    if (me == my_leader) {
-        int first = 0, mine = 0;
-        for (int k = 0; k < nl; k++) {
-            int node = pg_world.node_of[pg_team_pe(team, team->leaders[k])];
-            if (node == root_node)
-                first = k;
-            if (node == pg_world.node)
-                mine = k;
-        }
-        for (int rel = 0; rel < nl; rel++)
-            scratch[rel] = rel == 0 ? root : team->leaders[(first + rel) % nl];
-        binomial(scratch, nl, (mine - first + nl) % nl, tree);
+    int root_first = first_on(team, team->leaders, team->nleaders, root_node, -1);
+    int mine = pg_world.node == root_node;
+    int node_head = mine ? root : team->local[0];
+    if (me == node_head && team->nswitches) {
+        int root_switch = pg_topo_leaf_switch(root_node);
+        int same = pg_topo_leaf_switch(pg_world.node) == root_switch;
+        int switch_head = same ? root : team->switch_local[0];
+        if (me == switch_head)
+            add_level(team, team->switches, team->nswitches,
+                      first_on(team, team->switches, team->nswitches, -1, root_switch), root, tree,
+                      scratch);
+        add_level(team, team->switch_local, team->nswitch_local, same ? root_first : -1,
+                  switch_head, tree, scratch);
+    } else if (me == node_head) {
+        add_level(team, team->leaders, team->nleaders, root_first, root, tree, scratch);
     }
-    int n = 0, pos = 0;
-    scratch[n++] = my_leader;
-    for (int l = 0; l < team->nlocal; l++) {
-        if (team->local[l] == my_leader)
-            continue;
-        if (team->local[l] == me)
-            pos = n;
-        scratch[n++] = team->local[l];
-    }
-    binomial(scratch, n, pos, tree);
+    add_level(team, team->local, team->nlocal, -1, node_head, tree, scratch);
 }
 
 void pg_coll_broadcast(struct pangea_team *team, void *dest, const void *source, size_t nbytes,
                        int root, int write_root_dest)
 {
+    PG_COLL_KIND(PG_COLL_BROADCAST);
     if (nbytes == 0 || team->size <= 1) {
         if (nbytes && write_root_dest && dest != source)
             memmove(dest, source, nbytes);
@@ -145,11 +187,39 @@ static void exchange_on_node(struct pangea_team *team, char *at, const void *blo
             pg_coll_wait(team, pg_team_pe(team, team->local[l]), 1 + (l == 0 ? extra : 0));
 }
 
+/* My node's blocks (at + index*nbytes) to world PE pe, then a signal after them. */
+static void send_node_blocks(struct pangea_team *team, char *at, size_t nbytes, int pe)
+{
+    for (int l = 0; l < team->nlocal; l++) {
+        char *block = at + (size_t)team->local[l] * nbytes;
+        counted_put(block, block, nbytes, pe);
+    }
+    pg_fence(&pg_coll_ctx); /* the blocks before the signal */
+    pg_coll_notify(team, pe);
+}
+
+/* The blocks of the members under leaf switch sw (inside), or under any other (!inside), to
+ * world PE pe, then a signal after them. */
+static void send_switch_blocks(struct pangea_team *team, char *at, size_t nbytes, int sw,
+                               int inside, int pe)
+{
+    for (int j = 0; j < team->size; j++) {
+        int under = pg_topo_leaf_switch(pg_world.node_of[pg_team_pe(team, j)]) == sw;
+        if (under == inside) {
+            char *block = at + (size_t)j * nbytes;
+            counted_put(block, block, nbytes, pe);
+        }
+    }
+    pg_fence(&pg_coll_ctx);
+    pg_coll_notify(team, pe);
+}
+
 /* Across nodes, the members of a node exchange their blocks through shared memory; each
  * leader sends its node's blocks to the other leaders and hands the blocks it receives on to
  * its node: a block crosses the network once per node, not once per member. */
 void pg_coll_fcollect(struct pangea_team *team, void *dest, const void *source, size_t nbytes)
 {
+    PG_COLL_KIND(PG_COLL_FCOLLECT);
     if (nbytes == 0)
         return;
     char *at = dest;
@@ -163,27 +233,47 @@ void pg_coll_fcollect(struct pangea_team *team, void *dest, const void *source, 
     exchange_on_node(team, mine, source, nbytes, !leader); /* + the other nodes' blocks */
     if (!leader)
         return;
-    for (int k = 0; k < team->nleaders; k++) {
-        int other = pg_team_pe(team, team->leaders[k]);
-        if (other == pg_world.me)
-            continue;
-        for (int l = 0; l < team->nlocal; l++) {
-            char *block = at + (size_t)team->local[l] * nbytes;
-            pg_put(&pg_coll_ctx, block, block, nbytes, other);
+    int my_switch = pg_topo_leaf_switch(pg_world.node);
+    if (team->nswitches) {
+        /* Within a switch as between nodes; each switch's leader sends the switch's blocks to
+         * the other switches' leaders and hands on theirs to its node leaders: a block crosses
+         * the top of the tree once per switch. */
+        for (int k = 0; k < team->nswitch_local; k++)
+            if (team->switch_local[k] != team->my_pe)
+                send_node_blocks(team, at, nbytes, pg_team_pe(team, team->switch_local[k]));
+        if (team->my_switch >= 0) {
+            for (int k = 1; k < team->nswitch_local; k++)
+                pg_coll_wait(team, pg_team_pe(team, team->switch_local[k]), 1);
+            for (int k = 0; k < team->nswitches; k++)
+                if (team->switches[k] != team->my_pe)
+                    send_switch_blocks(team, at, nbytes, my_switch, 1,
+                                       pg_team_pe(team, team->switches[k]));
+            for (int k = 0; k < team->nswitches; k++)
+                if (team->switches[k] != team->my_pe)
+                    pg_coll_wait(team, pg_team_pe(team, team->switches[k]), 1);
+            for (int k = 1; k < team->nswitch_local; k++)
+                send_switch_blocks(team, at, nbytes, my_switch, 0,
+                                   pg_team_pe(team, team->switch_local[k]));
+        } else {
+            for (int k = 0; k < team->nswitch_local; k++) /* the switch's leader sends twice */
+                if (team->switch_local[k] != team->my_pe)
+                    pg_coll_wait(team, pg_team_pe(team, team->switch_local[k]), k == 0 ? 2 : 1);
         }
-        pg_fence(&pg_coll_ctx); /* the blocks before the signal */
-        pg_coll_notify(team, other);
+    } else {
+        for (int k = 0; k < team->nleaders; k++)
+            if (team->leaders[k] != team->my_pe)
+                send_node_blocks(team, at, nbytes, pg_team_pe(team, team->leaders[k]));
+        for (int k = 0; k < team->nleaders; k++)
+            if (team->leaders[k] != team->my_pe)
+                pg_coll_wait(team, pg_team_pe(team, team->leaders[k]), 1);
     }
-    for (int k = 0; k < team->nleaders; k++)
-        if (team->leaders[k] != team->my_pe)
-            pg_coll_wait(team, pg_team_pe(team, team->leaders[k]), 1);
     for (int l = 1; l < team->nlocal; l++) {
         int member = pg_team_pe(team, team->local[l]);
         for (int j = 0; j < team->size; j++) {
             if (pg_world.node_of[pg_team_pe(team, j)] == pg_world.node)
                 continue;
             char *block = at + (size_t)j * nbytes;
-            pg_put(&pg_coll_ctx, block, block, nbytes, member);
+            counted_put(block, block, nbytes, member);
         }
         pg_coll_notify(team, member);
     }
@@ -229,7 +319,7 @@ static void collect_nodes(struct pangea_team *team, char *dest, const void *sour
             shape.count[1] = (size_t)(run_end(team, l) - l + 1);
             shape.dst_stride[0] = shape.src_stride[0] =
                 (ptrdiff_t)(sizeof *run * pg_coll_index_step(team));
-            pg_put_strided(&pg_coll_ctx, run, run, &shape, other);
+            counted_put_strided(run, run, &shape, other);
         }
         pg_fence(&pg_coll_ctx); /* the sizes before the signal */
         pg_coll_notify(team, other);
@@ -256,7 +346,7 @@ static void collect_nodes(struct pangea_team *team, char *dest, const void *sour
         for (int l = 0; l < team->nlocal; l = run_end(team, l) + 1) {
             size_t from = offset[team->local[l]], to = offset[team->local[run_end(team, l)] + 1];
             if (to > from)
-                pg_put(&pg_coll_ctx, dest + from, dest + from, to - from, other);
+                counted_put(dest + from, dest + from, to - from, other);
         }
         pg_fence(&pg_coll_ctx); /* the blocks before the signal */
         pg_coll_notify(team, other);
@@ -270,7 +360,7 @@ static void collect_nodes(struct pangea_team *team, char *dest, const void *sour
         for (int m = 0; m <= team->nlocal; m = m < team->nlocal ? run_end(team, m) + 1 : m + 1) {
             size_t to = m < team->nlocal ? offset[team->local[m]] : offset[n];
             if (to > from)
-                pg_put(&pg_coll_ctx, dest + from, dest + from, to - from, member);
+                counted_put(dest + from, dest + from, to - from, member);
             if (m < team->nlocal)
                 from = offset[team->local[run_end(team, m)] + 1];
         }
@@ -280,6 +370,7 @@ static void collect_nodes(struct pangea_team *team, char *dest, const void *sour
 
 void pg_coll_collect(struct pangea_team *team, void *dest, const void *source, size_t nbytes)
 {
+    PG_COLL_KIND(PG_COLL_COLLECT);
     if (two_level(team)) {
         collect_nodes(team, dest, source, nbytes);
         return;
@@ -367,7 +458,7 @@ static void put_elements(struct pangea_team *team, const struct blocks *b, char 
         if (signal)
             pg_coll_put_notify(team, to, from, count * b->elem, pe);
         else
-            pg_put(&pg_coll_ctx, to, from, count * b->elem, pe);
+            counted_put(to, from, count * b->elem, pe);
         return;
     }
     struct pg_strided shape = {.levels = 1};
@@ -375,7 +466,7 @@ static void put_elements(struct pangea_team *team, const struct blocks *b, char 
     shape.count[1] = count;
     shape.dst_stride[0] = b->dst * (ptrdiff_t)b->elem;
     shape.src_stride[0] = from_stride * (ptrdiff_t)b->elem;
-    pg_put_strided(&pg_coll_ctx, to, from, &shape, pe);
+    counted_put_strided(to, from, &shape, pe);
     if (signal) {
         pg_fence(&pg_coll_ctx); /* the elements before the signal */
         pg_coll_notify(team, pe);
@@ -459,6 +550,7 @@ void pg_coll_alltoall(struct pangea_team *team, void *dest, const void *source, 
 void pg_coll_alltoalls(struct pangea_team *team, void *dest, const void *source, ptrdiff_t dst,
                        ptrdiff_t sst, size_t elem, size_t nelems)
 {
+    PG_COLL_KIND(PG_COLL_ALLTOALL);
     if (nelems == 0 || elem == 0)
         return;
     struct blocks b = {

@@ -1,8 +1,9 @@
 /* Reductions and scans.
  *
  * Small reductions (up to a landing slot): every member sends its source to its node's
- * leader, the leaders send their node's partial result to the first leader, which combines
- * them and sends the result back down the same way — the two steps of a barrier.
+ * leader, the leaders send their node's partial result to the first leader (across switches:
+ * to their switch's leader, which send theirs to the first), which combines them and sends the
+ * result back down the same way — the steps of a barrier.
  *
  * Larger ones, and scans: members sync (every source is ready), read each other's sources — in
  * place on the node, fetched from off the node — and combine them in team order, sync again
@@ -44,39 +45,62 @@ static void combine_slots(struct pangea_team *team, const int *senders, int n, c
     }
 }
 
+/* One level up: group[0] combines what the others send into acc and returns 1; the others
+ * send their acc and return 0 once group[0] has put the result into their dest. */
+static int gather_up(struct pangea_team *team, const int *group, int n, char *acc, size_t count,
+                     size_t len, pg_combine_fn combine)
+{
+    int head = pg_team_pe(team, group[0]);
+    if (pg_world.me != head) {
+        pg_coll_put_notify(team, pg_coll_slot(team, pg_world.me), acc, len, head);
+        pg_coll_wait(team, head, 1);
+        return 0;
+    }
+    combine_slots(team, group + 1, n - 1, acc, count, combine);
+    return 1;
+}
+
+/* group[0] puts the result in its dest into the others'. */
+static void send_down(struct pangea_team *team, const int *group, int n, void *dest, size_t len)
+{
+    if (pg_world.me == pg_team_pe(team, group[0]))
+        for (int k = 1; k < n; k++)
+            pg_coll_put_notify(team, dest, dest, len, pg_team_pe(team, group[k]));
+}
+
 static void reduce_gathered(struct pangea_team *team, void *dest, const void *source, size_t count,
                             size_t elem, pg_combine_fn combine)
 {
     size_t len = count * elem;
-    int leader = pg_team_pe(team, team->local[0]), me = pg_world.me;
-    if (me != leader) {
-        pg_coll_put_notify(team, pg_coll_slot(team, me), source, len, leader);
-        pg_coll_wait(team, leader, 1); /* the result, in dest */
-        return;
-    }
     char *acc = malloc(len);
     if (!acc)
         pg_fatal("reduction", "out of memory for %zu bytes of partial results", len);
     memcpy(acc, source, len);
-    combine_slots(team, team->local + 1, team->nlocal - 1, acc, count, combine);
-    int first = pg_team_pe(team, team->leaders[0]);
-    if (me != first) {
-        pg_coll_put_notify(team, pg_coll_slot(team, me), acc, len, first);
-        pg_coll_wait(team, first, 1);
-    } else {
-        combine_slots(team, team->leaders + 1, team->nleaders - 1, acc, count, combine);
-        memcpy(dest, acc, len);
-        for (int k = 1; k < team->nleaders; k++)
-            pg_coll_put_notify(team, dest, acc, len, pg_team_pe(team, team->leaders[k]));
+    if (gather_up(team, team->local, team->nlocal, acc, count, len, combine)) {
+        /* Across switches the node leaders' partials meet at their switch's leader first, so
+         * one partial per switch crosses the top of the tree each way. */
+        if (team->nswitches) {
+            if (gather_up(team, team->switch_local, team->nswitch_local, acc, count, len,
+                          combine)) {
+                if (gather_up(team, team->switches, team->nswitches, acc, count, len, combine))
+                    memcpy(dest, acc, len);
+                send_down(team, team->switches, team->nswitches, dest, len);
+                send_down(team, team->switch_local, team->nswitch_local, dest, len);
+            }
+        } else {
+            if (gather_up(team, team->leaders, team->nleaders, acc, count, len, combine))
+                memcpy(dest, acc, len);
+            send_down(team, team->leaders, team->nleaders, dest, len);
+        }
+        send_down(team, team->local, team->nlocal, dest, len);
     }
-    for (int l = 1; l < team->nlocal; l++)
-        pg_coll_put_notify(team, dest, dest, len, pg_team_pe(team, team->local[l]));
     free(acc);
 }
 
 void pg_coll_reduce(struct pangea_team *team, void *dest, const void *source, size_t count,
                     size_t elem, pg_combine_fn combine)
 {
+    PG_COLL_KIND(PG_COLL_REDUCE);
     size_t bytes = count * elem;
     int n = team->size, me = team->my_pe;
     if (bytes == 0)
@@ -114,6 +138,7 @@ void pg_coll_reduce(struct pangea_team *team, void *dest, const void *source, si
 void pg_coll_scan(struct pangea_team *team, void *dest, const void *source, size_t count,
                   size_t elem, pg_combine_fn combine, int inclusive)
 {
+    PG_COLL_KIND(PG_COLL_SCAN);
     size_t bytes = count * elem;
     if (bytes == 0)
         return;

@@ -15,6 +15,7 @@
 #include "onesided/onesided.h"
 #include "runtime/runtime.h"
 #include "startup/startup.h"
+#include "topo/topo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,6 +211,36 @@ char *pg_coll_slot(const struct pangea_team *team, int sender)
     return team->slots + pg_coll_index(team, sender) * team->slot_size;
 }
 
+__thread int pg_coll_kind_now = -1;
+static struct pg_coll_traffic traffic[PG_COLL_KINDS];
+
+void pg_coll_count(int pe, size_t len)
+{
+    int node = pg_world.node_of[pe];
+    if (node == pg_world.node || pg_coll_kind_now < 0 ||
+        pg_topo_leaf_switch(node) == pg_topo_leaf_switch(pg_world.node))
+        return;
+    __atomic_fetch_add(&traffic[pg_coll_kind_now].messages, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&traffic[pg_coll_kind_now].bytes, len, __ATOMIC_RELAXED);
+}
+
+void pg_coll_traffic(enum pg_coll_kind kind, struct pg_coll_traffic *out)
+{
+    out->messages = __atomic_load_n(&traffic[kind].messages, __ATOMIC_RELAXED);
+    out->bytes = __atomic_load_n(&traffic[kind].bytes, __ATOMIC_RELAXED);
+}
+
+const char *pg_coll_kind_name(enum pg_coll_kind kind)
+{
+    static const char *const names[PG_COLL_KINDS] = {
+        [PG_COLL_SYNC] = "sync",         [PG_COLL_BROADCAST] = "broadcast",
+        [PG_COLL_FCOLLECT] = "fcollect", [PG_COLL_COLLECT] = "collect",
+        [PG_COLL_ALLTOALL] = "alltoall", [PG_COLL_REDUCE] = "reduce",
+        [PG_COLL_SCAN] = "scan",
+    };
+    return names[kind];
+}
+
 static uint64_t *my_flag_at(const struct pangea_team *team)
 {
     return &team->channel->flag[pg_coll_index(team, pg_world.me)];
@@ -222,8 +253,10 @@ void pg_coll_notify_units(const struct pangea_team *team, int pe, uint64_t unit)
     if (peer) {
         __atomic_fetch_add(peer, unit, __ATOMIC_RELEASE);
         pg_mem_ring(pe, flag);
-    } else
+    } else {
+        pg_coll_count(pe, sizeof *flag);
         pg_amo_nbi(&pg_coll_ctx, flag, pe, PG_AMO_ADD, sizeof *flag, unit, 0, NULL);
+    }
 }
 
 void pg_coll_notify(const struct pangea_team *team, int pe)
@@ -234,6 +267,7 @@ void pg_coll_notify(const struct pangea_team *team, int pe)
 void pg_coll_put_notify(const struct pangea_team *team, void *dest, const void *src, size_t len,
                         int pe)
 {
+    pg_coll_count(pe, len);
     pg_put_signal(&pg_coll_ctx, dest, src, len, my_flag_at(team), 1, PG_SIGNAL_ADD, pe);
 }
 
@@ -285,6 +319,7 @@ const void *pg_coll_fetch(const void *addr, size_t len, int pe, void *tmp)
     const void *peer = pg_mem_peer_ptr(addr, pe);
     if (peer)
         return peer;
+    pg_coll_count(pe, len);
     pg_get(&pg_coll_ctx, tmp, addr, len, pe);
     return tmp;
 }

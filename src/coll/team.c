@@ -4,6 +4,7 @@
 
 #include "runtime/runtime.h"
 #include "startup/startup.h"
+#include "topo/topo.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -25,10 +26,57 @@ static int node_of(const struct pangea_team *team, int index)
     return pg_world.node_of[pg_team_pe(team, index)];
 }
 
+static int switch_of(const struct pangea_team *team, int index)
+{
+    return pg_topo_leaf_switch(node_of(team, index));
+}
+
+/* The switch level above the node leaders, when the team spans several leaf switches. 0, or -1
+ * when out of memory. */
+static int switch_layout(struct pangea_team *team)
+{
+    int nl = team->nleaders, mine = pg_topo_leaf_switch(pg_world.node);
+    char *seen = calloc((size_t)pg_topo_switch_count(), 1);
+    team->switches = malloc((size_t)nl * sizeof *team->switches);
+    team->switch_local = malloc((size_t)nl * sizeof *team->switch_local);
+    if (!seen || !team->switches || !team->switch_local) {
+        free(seen);
+        return -1;
+    }
+    for (int k = 0; k < nl; k++) {
+        int leader = team->leaders[k], sw = switch_of(team, leader);
+        if (!seen[sw]) {
+            seen[sw] = 1;
+            if (leader == team->my_pe)
+                team->my_switch = team->nswitches;
+            team->switches[team->nswitches++] = leader;
+        }
+        if (sw == mine) {
+            if (leader == team->my_pe)
+                team->my_switch_local = team->nswitch_local;
+            team->switch_local[team->nswitch_local++] = leader;
+        }
+    }
+    free(seen);
+    if (team->nswitches < 2 || !pg_cfg.coll_switches) {
+        free(team->switches);
+        free(team->switch_local);
+        team->switches = team->switch_local = NULL;
+        team->nswitches = team->nswitch_local = 0;
+        team->my_switch = team->my_switch_local = -1;
+    }
+    return 0;
+}
+
 int pg_team_init(struct pangea_team *team, int start, int stride, int size)
 {
-    *team = (struct pangea_team){
-        .start = start, .stride = stride, .size = size, .my_local = -1, .my_leader = -1};
+    *team = (struct pangea_team){.start = start,
+                                 .stride = stride,
+                                 .size = size,
+                                 .my_local = -1,
+                                 .my_leader = -1,
+                                 .my_switch = -1,
+                                 .my_switch_local = -1};
     team->my_pe = pg_team_index(team, pg_world.me);
     pg_team_use_channel(team, PG_CHANNEL_WORLD);
     if (team->my_pe < 0)
@@ -61,6 +109,10 @@ int pg_team_init(struct pangea_team *team, int start, int stride, int size)
     int *leaders = realloc(team->leaders, (size_t)team->nleaders * sizeof *leaders);
     team->local = local ? local : team->local;
     team->leaders = leaders ? leaders : team->leaders;
+    if (switch_layout(team) != 0) {
+        pg_team_fini(team);
+        return -1;
+    }
     return 0;
 }
 
@@ -68,8 +120,10 @@ void pg_team_fini(struct pangea_team *team)
 {
     free(team->local);
     free(team->leaders);
-    team->local = team->leaders = NULL;
-    team->nlocal = team->nleaders = 0;
+    free(team->switches);
+    free(team->switch_local);
+    team->local = team->leaders = team->switches = team->switch_local = NULL;
+    team->nlocal = team->nleaders = team->nswitches = team->nswitch_local = 0;
 }
 
 static void and_u64(void *acc, const void *in, size_t count)
@@ -138,7 +192,7 @@ void pg_coll_arena_reset(void)
     pthread_mutex_unlock(&held_lock);
 }
 
-static void release(size_t at)
+static void release_range(size_t at)
 {
     pthread_mutex_lock(&held_lock);
     for (int i = 0; i < nheld; i++)
@@ -176,6 +230,8 @@ int pg_team_split(struct pangea_team *parent, int start, int stride, int size,
         if (member) {
             want[0] = team ? high_water() : UINT64_MAX;
             want[1] = team ? pg_coll_split_bytes(size) : UINT64_MAX;
+        } else if (size < 0) {
+            want[0] = want[1] = UINT64_MAX; /* as a member that cannot be placed: all fail */
         }
         agree(parent, want, max_u64);
         at = want[0];
@@ -190,7 +246,7 @@ int pg_team_split(struct pangea_team *parent, int start, int stride, int size,
             break;
         }
         if (mine)
-            release(at);
+            release_range(at);
     }
     if (!placed) {
         if (team)
@@ -211,32 +267,62 @@ void pg_team_destroy(struct pangea_team *team)
     /* Every signal of the team has been taken by the collective it belongs to and nothing
      * more lands in my range, so clearing it leaves it ready for the next team. */
     pg_coll_split_clear(team);
-    release(team->arena_at);
+    release_range(team->arena_at);
     pg_team_fini(team);
     free(team);
+}
+
+/* Members group[1..n) check in with group[0], which returns when all have; the others return
+ * when group[0] releases them (release). Signals in `unit`s (see pg_coll_depart). */
+static void check_in(const struct pangea_team *team, const int *group, int n, uint64_t unit)
+{
+    if (team->my_pe != group[0]) {
+        pg_coll_notify_units(team, pg_team_pe(team, group[0]), unit);
+        return;
+    }
+    for (int k = 1; k < n; k++)
+        pg_coll_wait_units(team, pg_team_pe(team, group[k]), 1, unit);
+}
+
+static void release(const struct pangea_team *team, const int *group, int n, uint64_t unit)
+{
+    if (team->my_pe != group[0]) {
+        pg_coll_wait_units(team, pg_team_pe(team, group[0]), 1, unit);
+        return;
+    }
+    for (int k = 1; k < n; k++)
+        pg_coll_notify_units(team, pg_team_pe(team, group[k]), unit);
+}
+
+static void dissemination(const struct pangea_team *team, const int *group, int n, int rank,
+                          uint64_t unit)
+{
+    for (int d = 1; d < n; d <<= 1) {
+        pg_coll_notify_units(team, pg_team_pe(team, group[(rank + d) % n]), unit);
+        pg_coll_wait_units(team, pg_team_pe(team, group[(rank - d + n) % n]), 1, unit);
+    }
 }
 
 void pg_team_sync_units(const struct pangea_team *team, uint64_t unit)
 {
     if (team->size <= 1)
         return;
-    /* Two levels: the node's members check in with their leader, the leaders run a
-     * dissemination barrier among themselves, and each leader releases its node. */
-    int leader = pg_team_pe(team, team->local[0]);
-    if (team->my_pe != team->local[0]) {
-        pg_coll_notify_units(team, leader, unit);
-        pg_coll_wait_units(team, leader, 1, unit);
-        return;
+    PG_COLL_KIND(PG_COLL_SYNC);
+    /* The node's members check in with their leader; the leaders run a dissemination barrier
+     * among themselves — or, across switches, check in with their switch's leader, which run
+     * it among themselves and release their switches — and each leader releases its node. */
+    check_in(team, team->local, team->nlocal, unit);
+    if (team->my_pe == team->local[0]) {
+        if (team->nswitches) {
+            check_in(team, team->switch_local, team->nswitch_local, unit);
+            if (team->my_switch >= 0)
+                dissemination(team, team->switches, team->nswitches, team->my_switch, unit);
+            release(team, team->switch_local, team->nswitch_local, unit);
+        } else {
+            dissemination(team, team->leaders, team->nleaders, team->my_leader, unit);
+        }
     }
-    for (int l = 1; l < team->nlocal; l++)
-        pg_coll_wait_units(team, pg_team_pe(team, team->local[l]), 1, unit);
-    int nl = team->nleaders, rank = team->my_leader;
-    for (int d = 1; d < nl; d <<= 1) {
-        pg_coll_notify_units(team, pg_team_pe(team, team->leaders[(rank + d) % nl]), unit);
-        pg_coll_wait_units(team, pg_team_pe(team, team->leaders[(rank - d + nl) % nl]), 1, unit);
-    }
-    for (int l = 1; l < team->nlocal; l++)
-        pg_coll_notify_units(team, pg_team_pe(team, team->local[l]), unit);
+    release(team, team->local, team->nlocal, unit);
 }
 
 void pg_team_sync(struct pangea_team *team)

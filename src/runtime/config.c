@@ -415,6 +415,8 @@ static const struct {
 } other_variables[] = {
     {"PANGEA_TUNING_FILE", "Tuning file to read at startup instead of "
                            "<prefix>/share/pangea/tuning.conf; empty: read none"},
+    {"PANGEA_TOPOLOGY_FILE", "Switch tree of the job's nodes, in the syntax of Slurm's "
+                             "topology.conf (used when SLURM_TOPOLOGY_ADDR names no switch)"},
     {"PANGEA_MPICC", "MPI C compiler wrapper oshcc runs (default: MPICH's mpicc)"},
     {"PANGEA_MPICXX", "MPI C++ compiler wrapper oshc++ runs (default: MPICH's mpicxx)"},
     {"PANGEA_MPIEXEC", "MPI launcher oshrun runs (default: MPICH's mpiexec, hydra)"},

@@ -7,6 +7,7 @@
 #include "onesided/onesided.h"
 #include "pipeline/pipeline.h"
 #include "startup/startup.h"
+#include "topo/topo.h"
 #include "transport/transport.h"
 
 #include <stdio.h>
@@ -52,6 +53,8 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
         init_count = 0;
         return -1;
     }
+    pg_topo_init();
+    pg_phase_end(PG_PHASE_TOPOLOGY);
     /* After startup, so that only PE 0 warns (the environment is the same on every PE). */
     if (pg_world.me == 0)
         pg_config_warn_unknown(stderr);
@@ -85,6 +88,7 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
         pg_memory_print(stderr);
         if (pg_world.nnodes > 1)
             pg_net_describe(stderr);
+        pg_topo_print(stderr);
     }
     pg_crash_install(); /* last: providers loaded during init installed handlers of their own */
     if (!exit_hook_registered) {
@@ -112,5 +116,6 @@ void pg_runtime_fini(void)
     pg_coll_fini();
     pg_pipe_fini();
     pg_memory_fini();
+    pg_topo_fini();
     pg_startup_fini();
 }

@@ -93,6 +93,10 @@
     X(coll_stream, SIZE, "PANGEA_COLL_STREAM", "0", COLLECTIVES,                               \
       "An alltoall whose blocks to a node's PEs add up to at least this many bytes copies "    \
       "them past the cache (0: the size of the machine's largest cache, read at startup)")     \
+    X(coll_switches, BOOL, "PANGEA_COLL_SWITCHES", "1", COLLECTIVES,                           \
+      "Collectives of a team that spans several leaf switches run with one leader per switch " \
+      "above the node leaders, so traffic crosses the top of the tree once per switch (0: "    \
+      "node leaders only)")                                                                    \
     X(armci_group_heap, SIZE, "PANGEA_ARMCI_GROUP_HEAP", "32M", ARMCI,                         \
       "Bytes of the symmetric heap ARMCI_Init sets aside for ARMCI_Malloc_group over a "       \
       "subset of the processes (at most a quarter of the heap)")
@@ -336,17 +340,19 @@ int pg_program_object(const void *addr, char **start, size_t *size);
 
 /* Startup phases, in the order an init runs them: X(id, name). tunables: environment and
  * tuning file; mpi init: only when the program has not; node discovery: communicators, node
- * tables, job id; heap segment: create and map my heap; static data: move .data/.bss onto a
- * shared object; peer mapping: map the node's segments, unlink mine. With several nodes:
- * network open (provider, my endpoint), server open and server start (host PEs only), address
- * exchange (endpoint names, connections), network barrier (every server listens). first
- * barrier: the init's barrier over the signal channels; teams: shmem_init's predefined teams;
- * armci groups: ARMCI_Init's world group and node communicators; base exchange: every PE's
- * segment addresses, for ARMCI; armci memory: its group region and notify counters. */
+ * tables, job id; topology: the node model (hwloc) and the switch tree; heap segment: create and
+ * map my heap; static data: move .data/.bss onto a shared object; peer mapping: map the node's
+ * segments, unlink mine. With several nodes: network open (provider, my endpoint), server open and
+ * server start (host PEs only), address exchange (endpoint names, connections), network barrier
+ * (every server listens). first barrier: the init's barrier over the signal channels; teams:
+ * shmem_init's predefined teams; armci groups: ARMCI_Init's world group and node communicators;
+ * base exchange: every PE's segment addresses, for ARMCI; armci memory: its group region and notify
+ * counters. */
 #define PG_PHASES(X)                        \
     X(TUNABLES, "tunables")                 \
     X(MPI_INIT, "mpi init")                 \
     X(NODE_DISCOVERY, "node discovery")     \
+    X(TOPOLOGY, "topology")                 \
     X(HEAP_SEGMENT, "heap segment")         \
     X(STATIC_DATA, "static data")           \
     X(PEER_MAPPING, "peer mapping")         \

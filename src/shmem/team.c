@@ -1,5 +1,10 @@
-/* Teams (spec §9.4), team_ptr (§9.1), contexts (§9.5) and sessions (§9.9). */
+/* Teams (spec §9.4), team_ptr (§9.1), teams by topology level (shmemx.h), contexts (§9.5) and
+ * sessions (§9.9). */
 #include "shmem_internal.h"
+
+#include "topo/topo.h"
+
+#include <shmemx.h>
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -206,6 +211,88 @@ int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
     return 0;
 }
 PG_ALIAS(shmem_team_split_2d)
+
+/* ---- Teams by topology level (shmemx.h) ------------------------------------------------- */
+
+_Static_assert((int)SHMEMX_LEVEL_CORE == (int)PG_LEVEL_CORE &&
+                   (int)SHMEMX_LEVEL_NUMA == (int)PG_LEVEL_NUMA &&
+                   (int)SHMEMX_LEVEL_PACKAGE == (int)PG_LEVEL_PACKAGE &&
+                   (int)SHMEMX_LEVEL_NODE == (int)PG_LEVEL_NODE &&
+                   (int)SHMEMX_LEVEL_SWITCH == (int)PG_LEVEL_SWITCH &&
+                   (int)SHMEMX_LEVEL_SYSTEM == (int)PG_LEVEL_SYSTEM,
+               "shmemx.h's levels are topo's");
+
+int pshmemx_topo_level(int pe)
+{
+    const char *call = "shmemx_topo_level";
+    PG_SHMEM_CALL(call);
+    PG_CHECKS(pg_check_init(call); pg_check_pe(call, "pe", pe));
+    return pg_topo_level(pe);
+}
+PG_ALIAS(shmemx_topo_level)
+
+/* The parent indices of the members that share level with me, as a triplet; size -1 when
+ * they are not evenly spaced. */
+static void my_group(shmem_team_t parent, int level, int *start, int *stride, int *size)
+{
+    *start = *stride = *size = 0;
+    for (int i = 0; i < parent->size; i++) {
+        int shared = pg_topo_level(pg_team_pe(parent, i));
+        if (shared < 0 || shared > level)
+            continue;
+        if (*size == 0)
+            *start = i;
+        else if (*size == 1)
+            *stride = i - *start;
+        else if (i != *start + *size * *stride) {
+            *size = -1;
+            return;
+        }
+        ++*size;
+    }
+}
+
+int pshmemx_team_split_level(shmem_team_t parent, int level, const shmem_team_config_t *config,
+                             long config_mask, shmem_team_t *new_team)
+{
+    const char *call = "shmemx_team_split_level";
+    PG_SHMEM_CALL(call);
+    PG_CHECKS(pg_check_init(call); if (!new_team) pg_fatal(call, "argument 'new_team' is NULL"));
+    shmem_team_t made = SHMEM_TEAM_INVALID;
+    int status = -1;
+    if (parent == SHMEM_TEAM_INVALID || !pg_team_handle_live(parent)) {
+        PG_CHECKS(pg_fatal(call,
+                           "argument 'parent' = %p is not a team (SHMEM_TEAM_INVALID, never "
+                           "created by a split, or destroyed)",
+                           (const void *)parent));
+    } else if (parent->my_pe < 0) {
+        PG_CHECKS(pg_fatal(call, "the calling PE is not a member of 'parent'"));
+    } else if (level < SHMEMX_LEVEL_CORE || level > SHMEMX_LEVEL_SYSTEM) {
+        PG_CHECKS(pg_fatal(call,
+                           "argument 'level' = %d is not a level: SHMEMX_LEVEL_CORE (%d) to "
+                           "SHMEMX_LEVEL_SYSTEM (%d)",
+                           level, SHMEMX_LEVEL_CORE, SHMEMX_LEVEL_SYSTEM));
+    } else {
+        int start, stride, size;
+        my_group(parent, level, &start, &stride, &size);
+        if (size < 0)
+            pg_debug("%s: the PEs that share level %d with me are not evenly spaced in the "
+                     "parent team; Pangea's teams are strided",
+                     call, level);
+        struct pangea_team *team;
+        if (pg_team_split(parent, start, size == 1 ? 1 : stride, size, &team) == 0) {
+            apply_config(team, config, config_mask);
+            if (team)
+                pg_team_handle_add(team);
+            made = team;
+            status = 0;
+        }
+    }
+    if (new_team)
+        *new_team = made;
+    return status;
+}
+PG_ALIAS(shmemx_team_split_level)
 
 /* ---- Contexts ------------------------------------------------------------------------------- */
 

@@ -340,6 +340,11 @@ void pg_boot_node_allgather(const void *mine, void *all, size_t len)
     pg_board_allgather(mine, all, len);
 }
 
+void pg_boot_node_bcast(void *buf, size_t len)
+{
+    pg_board_bcast(buf, len);
+}
+
 void pg_boot_leaders_allgather(const void *mine, void *all, size_t len)
 {
     if (leading())

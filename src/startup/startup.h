@@ -62,6 +62,8 @@ void pg_startup_fini(void);
  * leaders over MPI (only when there are several nodes). */
 void pg_boot_allgather(const void *mine, void *all, size_t len);
 void pg_boot_node_allgather(const void *mine, void *all, size_t len);
+/* Local rank 0's len bytes to every PE of its node. */
+void pg_boot_node_bcast(void *buf, size_t len);
 /* The servers' kind of exchange: node-local rank 0 of each node gives `len` bytes, and every
  * PE receives them all, node by node (nnodes * len bytes). */
 void pg_boot_leaders_allgather(const void *mine, void *all, size_t len);

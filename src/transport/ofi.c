@@ -199,6 +199,11 @@ const char *pg_net_provider(void)
     return info->fabric_attr->prov_name;
 }
 
+const char *pg_net_domain(void)
+{
+    return info ? info->domain_attr->name : NULL;
+}
+
 size_t pg_net_max_msg(void)
 {
     return info->ep_attr->max_msg_size;

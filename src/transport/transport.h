@@ -19,6 +19,8 @@ void pg_net_fini(void);
 void pg_net_describe(FILE *out);
 /* The name of the provider opened (e.g. "tcp;ofi_rxm"). */
 const char *pg_net_provider(void);
+/* The name of the domain opened (a NIC or interface: "mlx5_0", "eth0"); NULL before init. */
+const char *pg_net_domain(void);
 /* Largest message the transport carries in one send (the request protocol chunks above). */
 size_t pg_net_max_msg(void);
 

@@ -38,8 +38,8 @@ struct report {
 };
 
 static const char *const runtime_phases[] = {
-    "tunables",     "mpi init",         "node discovery",   "heap segment", "static data",
-    "peer mapping", "accumulate locks", "collectives init", "first barrier"};
+    "tunables",    "mpi init",     "node discovery",   "topology",         "heap segment",
+    "static data", "peer mapping", "accumulate locks", "collectives init", "first barrier"};
 static const char *const network_phases[] = {"network open", "server open", "address exchange",
                                              "server start", "network barrier"};
 static const char *const armci_phases[] = {"armci groups", "base exchange", "armci memory",

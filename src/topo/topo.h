@@ -1,0 +1,48 @@
+/* topo: where each PE sits — core, NUMA domain, package (hwloc, on every node), node, leaf
+ * switch (the switch tree of Slurm or of a topology.conf file) — the closest level two PEs
+ * share, and the node's network devices with their locality. Below the collectives: uses
+ * startup's init-time exchanges only, and reads the transport's domain name to find its NIC.
+ *
+ * Node data is gathered once per node: each node's first PE loads hwloc and reads the switch
+ * tree, the node's PEs learn the machine from it on the node board, and the node leaders
+ * exchange one card per node. */
+#ifndef PG_TOPO_H
+#define PG_TOPO_H
+
+#include <stdio.h>
+
+/* The levels, closest first (the values of include/shmemx.h's SHMEMX_LEVEL_*). */
+enum pg_topo_level {
+    PG_LEVEL_CORE,
+    PG_LEVEL_NUMA,
+    PG_LEVEL_PACKAGE,
+    PG_LEVEL_NODE,
+    PG_LEVEL_SWITCH, /* the same leaf switch */
+    PG_LEVEL_SYSTEM,
+    PG_LEVEL_COUNT
+};
+
+/* Learns the node model and the switch tree (SLURM_TOPOLOGY_ADDR and _PATTERN under Slurm's
+ * tree topology, else the file PANGEA_TOPOLOGY_FILE names, else one switch over every node).
+ * Collective over the world, after startup. A malformed file or a job node missing from it
+ * ends the job with one message (from PE 0). */
+void pg_topo_init(void);
+void pg_topo_fini(void);
+
+/* The closest level the calling PE and world PE pe share: PG_LEVEL_CORE for the caller itself
+ * and for PEs bound to the same core (a PE not bound to one core shares CORE with no other);
+ * -1 for a pe outside the world. */
+int pg_topo_level(int pe);
+/* The leaf switch of node (0..nnodes-1) and the number of switches of the job's tree (leaf
+ * switches and those above them). */
+int pg_topo_leaf_switch(int node);
+int pg_topo_switch_count(void);
+
+/* SHMEM_INFO (PE 0): where the tree came from, the tree with each node and its PEs, each PE's
+ * binding, and the node's NICs with the one the network uses. */
+void pg_topo_print(FILE *out);
+/* pangea-info --topology: this machine's hwloc summary (packages, NUMA domains, cores, caches,
+ * NICs and their locality). 0, or -1 when hwloc cannot read the machine. */
+int pg_topo_describe_machine(FILE *out);
+
+#endif

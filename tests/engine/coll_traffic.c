@@ -1,0 +1,141 @@
+/* The collectives' traffic across the top of the switch tree (coll.h's counters), exact, on 4
+ * nodes of P PEs each under two leaf switches (tests/topo/two-switches.conf), summed over the
+ * PEs. With the switch level (TEST_EXPECT=switches): a sync sends one signal each way between
+ * the two switch leaders; a broadcast one copy of the data; a small reduction one partial each
+ * way; an fcollect one copy of every block (and one signal each way); an alltoall one copy of
+ * every block that crosses. With node leaders only (TEST_EXPECT=nodes, PANGEA_COLL_SWITCHES=0),
+ * an fcollect sends every block to both nodes of the other switch. Every result is checked
+ * too. Other layouts: SKIP. */
+#include "check.h"
+#include "coll/coll.h"
+#include "startup/startup.h"
+
+#include <shmem.h>
+
+#define BLOCK 1000
+
+static long long *sums; /* symmetric: [2] messages, bytes summed over the PEs */
+
+static void add_u64(void *acc, const void *in, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        ((uint64_t *)acc)[i] += ((const uint64_t *)in)[i];
+}
+
+static struct pg_coll_traffic snapshot(enum pg_coll_kind kind)
+{
+    struct pg_coll_traffic t;
+    pg_coll_traffic(kind, &t);
+    return t;
+}
+
+/* The job's total of kind's traffic since `before` (mine). */
+static void total_since(enum pg_coll_kind kind, struct pg_coll_traffic before, long long *messages,
+                        long long *bytes)
+{
+    struct pg_coll_traffic now = snapshot(kind);
+    static long long mine[2];
+    mine[0] = (long long)(now.messages - before.messages);
+    mine[1] = (long long)(now.bytes - before.bytes);
+    shmem_barrier_all();
+    shmem_longlong_sum_reduce(SHMEM_TEAM_WORLD, sums, mine, 2);
+    *messages = sums[0];
+    *bytes = sums[1];
+}
+
+int main(void)
+{
+    shmem_init();
+    int me = shmem_my_pe(), npes = shmem_n_pes();
+    int p = pg_world.local_size, nodes = pg_world.nnodes;
+    const char *expect = getenv("TEST_EXPECT");
+    if (nodes != 4 || p * nodes != npes || pg_world.max_local_size != p || !expect) {
+        if (me == 0)
+            printf("SKIP coll_traffic: needs 4 nodes with the same PEs each and TEST_EXPECT\n");
+        shmem_finalize();
+        return 0;
+    }
+    int aware = strcmp(expect, "switches") == 0;
+    sums = shmem_malloc(2 * sizeof *sums);
+    uint64_t *src = shmem_malloc((size_t)npes * BLOCK * sizeof *src);
+    uint64_t *dst = shmem_malloc((size_t)npes * BLOCK * sizeof *dst);
+    long long m, b;
+    long long half = 2LL * p; /* PEs under one switch */
+
+    struct pg_coll_traffic t0 = snapshot(PG_COLL_SYNC);
+    pg_team_sync(SHMEM_TEAM_WORLD);
+    total_since(PG_COLL_SYNC, t0, &m, &b);
+    if (aware)
+        CHECK(m == 2 && b == 16, "sync: %lld messages, %lld bytes across (want 2, 16)", m, b);
+    else
+        CHECK(m >= 2, "sync: %lld messages across", m);
+
+    for (int i = 0; i < BLOCK; i++)
+        src[i] = (uint64_t)i * 7 + 1;
+    shmem_barrier_all(); /* everyone is done reading dest before a peer writes it */
+    t0 = snapshot(PG_COLL_BROADCAST);
+    pg_coll_broadcast(SHMEM_TEAM_WORLD, dst, src, BLOCK * sizeof *src, npes - 1, 1);
+    total_since(PG_COLL_BROADCAST, t0, &m, &b);
+    int bad = 0;
+    for (int i = 0; i < BLOCK; i++)
+        bad += dst[i] != (uint64_t)i * 7 + 1;
+    CHECK(bad == 0, "broadcast: %d wrong", bad);
+    CHECK(b >= (long long)(BLOCK * sizeof *src), "broadcast: %lld bytes across", b);
+    if (aware)
+        CHECK(m == 1 && b == BLOCK * sizeof *src,
+              "broadcast: %lld messages, %lld bytes across (want one copy: 1, %zu)", m, b,
+              BLOCK * sizeof *src);
+
+    src[0] = (uint64_t)me + 1;
+    shmem_barrier_all();
+    t0 = snapshot(PG_COLL_REDUCE);
+    pg_coll_reduce(SHMEM_TEAM_WORLD, dst, src, 1, sizeof *src, add_u64);
+    total_since(PG_COLL_REDUCE, t0, &m, &b);
+    CHECK(dst[0] == (uint64_t)npes * (npes + 1) / 2, "reduce: %llu", (unsigned long long)dst[0]);
+    if (aware)
+        CHECK(m == 2 && b == 16, "reduce: %lld messages, %lld bytes across (want 2, 16)", m, b);
+
+    for (int i = 0; i < BLOCK; i++)
+        src[i] = (uint64_t)me * BLOCK + (uint64_t)i;
+    shmem_barrier_all();
+    t0 = snapshot(PG_COLL_FCOLLECT);
+    pg_coll_fcollect(SHMEM_TEAM_WORLD, dst, src, BLOCK * sizeof *src);
+    total_since(PG_COLL_FCOLLECT, t0, &m, &b);
+    bad = 0;
+    for (int i = 0; i < npes * BLOCK; i++)
+        bad += dst[i] != (uint64_t)i;
+    CHECK(bad == 0, "fcollect: %d wrong", bad);
+    long long block_bytes = BLOCK * (long long)sizeof *src;
+    if (aware) /* each switch's 2P blocks once to the other, and a signal */
+        CHECK(m == 2 * (half + 1) && b == 2 * (half * block_bytes + 8),
+              "fcollect: %lld messages, %lld bytes across (want %lld, %lld)", m, b, 2 * (half + 1),
+              2 * (half * block_bytes + 8));
+    else /* each node's P blocks to both nodes of the other switch */
+        CHECK(m == 4 * 2 * (p + 1) && b == 4 * 2 * (p * block_bytes + 8),
+              "fcollect: %lld messages, %lld bytes across (want %lld, %lld)", m, b,
+              4LL * 2 * (p + 1), 4 * 2 * (p * block_bytes + 8));
+
+    size_t ablock = 64; /* elements per pair */
+    for (int j = 0; j < npes; j++)
+        for (size_t i = 0; i < ablock; i++)
+            src[(size_t)j * ablock + i] = (uint64_t)me * 1000000 + (uint64_t)j * 1000 + i;
+    shmem_barrier_all();
+    t0 = snapshot(PG_COLL_ALLTOALL);
+    pg_coll_alltoall(SHMEM_TEAM_WORLD, dst, src, ablock * sizeof *src);
+    total_since(PG_COLL_ALLTOALL, t0, &m, &b);
+    bad = 0;
+    for (int i = 0; i < npes; i++)
+        for (size_t k = 0; k < ablock; k++)
+            bad += dst[(size_t)i * ablock + k] != (uint64_t)i * 1000000 + (uint64_t)me * 1000 + k;
+    CHECK(bad == 0, "alltoall: %d wrong", bad);
+    /* Every block between the two switches, once: 2 * (2P)^2 of them. */
+    long long want = 2 * half * half * (long long)(ablock * sizeof *src);
+    CHECK(b == want, "alltoall: %lld bytes across, want %lld", b, want);
+
+    shmem_free(dst);
+    shmem_free(src);
+    shmem_free(sums);
+    int status = check_finish();
+    shmem_finalize();
+    return status;
+}
