@@ -16,6 +16,11 @@ static inline double bench_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static inline double bench_now_us(void)
+{
+    return bench_now() * 1e6;
+}
+
 static inline size_t bench_size(const char *text)
 {
     char *end;

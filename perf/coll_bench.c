@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #define MIN_SIZE 8
 #define DEFAULT_MAX (1 << 20)
 
@@ -41,19 +43,6 @@ static const char *op_names[NOPS] = {"barrier_all", "broadcast64", "fcollect64",
 struct buffers {
     long *src, *dst, *work;
 };
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static void run_op(enum op op, const struct buffers *b, size_t bytes, int npes)
 {
@@ -85,7 +74,7 @@ static void report(enum op op, size_t bytes, double *t, int iters, int npes, int
     double sum = 0;
     for (int i = 0; i < iters; i++)
         sum += t[i];
-    qsort(t, (size_t)iters, sizeof *t, cmp_double);
+    qsort(t, (size_t)iters, sizeof *t, bench_compare);
     stat_in[0] = t[iters / 2];
     stat_in[1] = sum / iters;
     shmem_barrier_all();
@@ -170,9 +159,9 @@ int main(int argc, char **argv)
         for (size_t bytes = MIN_SIZE; bytes <= max; bytes *= 2) {
             int iters = iterations_for(bytes, base_iters);
             for (int i = -iters / 10 - 1; i < iters; i++) { /* a few untimed warm-up calls */
-                double t0 = now_us();
+                double t0 = bench_now_us();
                 run_op((enum op)op, &b, bytes, npes);
-                double t1 = now_us();
+                double t1 = bench_now_us();
                 if (i >= 0)
                     t[i] = t1 - t0;
                 shmem_barrier(0, 0, npes, psync_barrier);

@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #define ROW 1024        /* strided transfers: rows of 1 KiB ... */
 #define ROW_STRIDE 2048 /* ... every other KiB of the remote array */
 #define MAX_CHUNK PG_DS_LARGEST_TUNED_CHUNK
@@ -53,13 +55,6 @@ static int me;
 static char *remote;  /* symmetric: the target array (strided rows, or contiguous) */
 static char *local;   /* private source and destination of transfers */
 static char *scratch; /* private: where copies are packed */
-
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
-}
 
 __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
 {
@@ -98,18 +93,18 @@ static double best_us(void (*op)(void *), void *arg, int samples)
     op(arg);
     long batch = 1;
     for (;;) {
-        double t = now_us();
+        double t = bench_now_us();
         for (long i = 0; i < batch; i++)
             op(arg);
-        if (now_us() - t >= budget || batch >= 1 << 20)
+        if (bench_now_us() - t >= budget || batch >= 1 << 20)
             break;
         batch *= 2;
     }
     for (int s = 0; s < samples; s++) {
-        double t = now_us();
+        double t = bench_now_us();
         for (long i = 0; i < batch; i++)
             op(arg);
-        double per_call = (now_us() - t) / (double)batch;
+        double per_call = (bench_now_us() - t) / (double)batch;
         if (per_call < best)
             best = per_call;
     }
@@ -126,7 +121,7 @@ static int another_round(int done, double step_started_us)
     if (me == 0) {
         double budget_us = opt.quick ? 5e6 : 120e6;
         go = done < (opt.quick ? 4 : MAX_ROUNDS) &&
-             (done < 2 || now_us() - step_started_us < budget_us);
+             (done < 2 || bench_now_us() - step_started_us < budget_us);
     }
     shmem_broadcastmem(SHMEM_TEAM_WORLD, &go, &go, sizeof go, 0);
     return go;
@@ -301,7 +296,7 @@ static void verify_buffers(struct sweep *sw, struct pg_tune_choice *choice)
             sw->sizes[sw->nsizes++] = around[s];
     static double mbs[3][MAX_SWEEP_BUFFERS][MAX_ROUNDS];
     int points = sw->nsizes * sw->nbuffers, rounds = 0;
-    for (double started = now_us(); another_round(rounds, started); rounds++) {
+    for (double started = bench_now_us(); another_round(rounds, started); rounds++) {
         for (int s = 0; s < sw->nsizes; s++)
             for (int b = 0; b < sw->nbuffers; b++) {
                 use_settings((struct settings){sw->buffers[b], (long long)sw->sizes[s], 0});
@@ -368,7 +363,7 @@ static long long measure_threshold(const struct pg_tune_sample *samples, int cou
     size_t sizes[MAX_SAMPLES];
     use_settings(tuned);
     int rounds = 0;
-    for (double started = now_us(); another_round(rounds, started); rounds++)
+    for (double started = bench_now_us(); another_round(rounds, started); rounds++)
         for (int i = 0; i < count && me == 0; i++) {
             pipeline_round[i][rounds] = put_get_us(samples[i].size, 0);
             direct_round[i][rounds] = put_get_us(samples[i].size, 1);
@@ -421,7 +416,7 @@ static void measure_round_trips(struct pg_tune_sample *samples, int count, doubl
     double ack[MAX_SAMPLES * MAX_ROUNDS], alone[MAX_SAMPLES][MAX_ROUNDS],
         first[MAX_SAMPLES][MAX_ROUNDS], all[MAX_SAMPLES][MAX_ROUNDS];
     int rounds = 0;
-    for (double started = now_us(); another_round(rounds, started); rounds++) {
+    for (double started = bench_now_us(); another_round(rounds, started); rounds++) {
         for (int i = 0; i < count; i++) {
             size_t size = samples[i].size;
             use_settings((struct settings){stream_buffers(size), (long long)size, 0});
@@ -694,7 +689,7 @@ static int benchmark_settings(const struct settings *defaults, const struct sett
 {
     static double mbs[MAX_BENCH_SIZES][2][3][2][MAX_ROUNDS];
     int rounds = 0;
-    for (double started = now_us(); another_round(rounds, started); rounds++) {
+    for (double started = bench_now_us(); another_round(rounds, started); rounds++) {
         for (int which = 0; which < 2; which++) {
             use_settings(*(which ? tuned : defaults));
             for (int i = 0; i < nsizes; i++)
@@ -775,7 +770,7 @@ int main(int argc, char **argv)
         return 2;
     }
     int nnodes = pg_world.nnodes, steps = nnodes > 1 ? 9 : 2, step = 0;
-    double started = now_us();
+    double started = bench_now_us();
     remote = shmem_malloc(2 * MAX_TRANSFER);
     local = malloc(2 * MAX_TRANSFER);
     scratch = malloc(2 * MAX_TRANSFER);
@@ -981,7 +976,7 @@ int main(int argc, char **argv)
         char dflt[PG_TUNING_PATH_MAX];
         if (pg_config_default_tuning_path(dflt, sizeof dflt))
             printf("use it with PANGEA_TUNING_FILE=%s, or install it as %s\n", opt.out, dflt);
-        printf("pangea-tune: done in %.1f s\n", (now_us() - started) / 1e6);
+        printf("pangea-tune: done in %.1f s\n", (bench_now_us() - started) / 1e6);
     }
     shmem_barrier_all();
     shmem_free(remote);

@@ -50,6 +50,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #define MIN_SIZE ((size_t)8)
 #define DEFAULT_MAX ((size_t)4 << 20)
 #define QUICK_MAX ((size_t)1 << 20)
@@ -89,12 +91,6 @@ static inline uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static struct stats summarize(long n)
 {
     struct stats s = {0.0, 0.0, 0.0, n, 1, 0};
@@ -103,7 +99,7 @@ static struct stats summarize(long n)
     double sum = 0.0;
     for (long i = 0; i < n; i++)
         sum += samples[i];
-    qsort(samples, (size_t)n, sizeof(double), cmp_double);
+    qsort(samples, (size_t)n, sizeof(double), bench_compare);
     s.min = samples[0];
     s.mean = sum / (double)n;
     s.median = (n % 2) ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);

@@ -20,16 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #define PORT 47213
 #define STREAM_CHUNK ((size_t)4 << 20)
 #define STREAM_SECONDS 2.0
-
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
 
 static void die(const char *what)
 {
@@ -80,7 +75,7 @@ static void pingpong(int fd, int measuring, size_t bytes, int iters, int spin, c
     if (!rtt)
         die("malloc");
     for (int i = -iters / 10; i < iters; i++) { /* the first tenth warms up */
-        double t0 = now_us();
+        double t0 = bench_now_us();
         if (measuring) {
             write_all(fd, buf, bytes);
             read_all(fd, buf, bytes, spin);
@@ -89,7 +84,7 @@ static void pingpong(int fd, int measuring, size_t bytes, int iters, int spin, c
             write_all(fd, buf, bytes);
         }
         if (i >= 0)
-            rtt[i] = now_us() - t0;
+            rtt[i] = bench_now_us() - t0;
     }
     if (measuring) {
         qsort(rtt, (size_t)iters, sizeof *rtt, compare);
@@ -104,9 +99,9 @@ static void pingpong(int fd, int measuring, size_t bytes, int iters, int spin, c
 static void stream(int fd, int measuring, char *buf)
 {
     if (measuring) {
-        double t0 = now_us();
+        double t0 = bench_now_us();
         size_t sent = 0;
-        while (now_us() - t0 < STREAM_SECONDS * 1e6) {
+        while (bench_now_us() - t0 < STREAM_SECONDS * 1e6) {
             write_all(fd, buf, STREAM_CHUNK);
             sent += STREAM_CHUNK;
         }
@@ -127,10 +122,10 @@ static void stream(int fd, int measuring, char *buf)
             if (got == 0)
                 break;
             if (!received)
-                t0 = now_us();
+                t0 = bench_now_us();
             received += (size_t)got;
         }
-        double rate = (double)received / (now_us() - t0) / 1e3;
+        double rate = (double)received / (bench_now_us() - t0) / 1e3;
         write_all(fd, (const char *)&rate, sizeof rate);
     }
 }

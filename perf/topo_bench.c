@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 enum op { SYNC, BROADCAST, REDUCE, FCOLLECT, ALLTOALL, NOPS };
 static const char *const op_names[NOPS] = {"team_sync", "broadcastmem", "long_sum_reduce",
                                            "fcollectmem", "alltoallmem"};
@@ -29,19 +31,6 @@ static const enum pg_coll_kind op_kind[NOPS] = {PG_COLL_SYNC, PG_COLL_BROADCAST,
 static char *src, *dst;
 static double mine, slowest;
 static long long counts[2], totals[2];
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static void run(enum op op, shmem_team_t team, size_t bytes)
 {
@@ -71,12 +60,12 @@ static double latency(enum op op, shmem_team_t team, size_t bytes, int iters)
 {
     double t[iters];
     for (int i = 0; i < iters; i++) {
-        double start = now_us();
+        double start = bench_now_us();
         run(op, team, bytes);
-        t[i] = now_us() - start;
+        t[i] = bench_now_us() - start;
         shmem_barrier_all();
     }
-    qsort(t, (size_t)iters, sizeof *t, cmp_double);
+    qsort(t, (size_t)iters, sizeof *t, bench_compare);
     mine = t[iters / 2];
     shmem_double_max_reduce(SHMEM_TEAM_WORLD, &slowest, &mine, 1);
     return slowest;
@@ -146,8 +135,8 @@ int main(int argc, char **argv)
                     int ab = (r + k) % 2; /* alternate which goes first */
                     us[ab][r] = latency(op, team[ab], bytes, iters);
                 }
-            qsort(us[0], (size_t)rounds, sizeof(double), cmp_double);
-            qsort(us[1], (size_t)rounds, sizeof(double), cmp_double);
+            qsort(us[0], (size_t)rounds, sizeof(double), bench_compare);
+            qsort(us[1], (size_t)rounds, sizeof(double), bench_compare);
             if (me == 0)
                 printf("  %-16s %8zu %12lld %14lld %12lld %14lld %10.1f %10.1f\n", op_names[op],
                        bytes, cross[0][0], cross[0][1], cross[1][0], cross[1][1], us[0][rounds / 2],

@@ -33,6 +33,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #define MAX_SAMPLES 4000
 #define PIPE_ROWS 256
 #define PIPE_COLS_PER_PE 64
@@ -57,12 +59,6 @@ static double cpu_now(int who)
     getrusage(who, &r);
     return (double)r.ru_utime.tv_sec + 1e-6 * (double)r.ru_utime.tv_usec +
            (double)r.ru_stime.tv_sec + 1e-6 * (double)r.ru_stime.tv_usec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* One sample: `batch` operations of the test; returns its time. */
@@ -174,7 +170,7 @@ static void run(const char *name, sample_fn sample, int me, int npes, double sec
     double others = cpu - (cpu_now(RUSAGE_THREAD) - mine0);
     shmem_barrier_all();
     if (me == 0) {
-        qsort(samples, (size_t)nsamples, sizeof *samples, cmp_double);
+        qsort(samples, (size_t)nsamples, sizeof *samples, bench_compare);
         double median = samples[nsamples / 2] * 1e6, min = samples[0] * 1e6;
         printf("%-34s %10.3f us  (min %.3f; %d samples x %d ops; PE 0 CPU %3.0f%%, other "
                "threads %3.0f%%)",
