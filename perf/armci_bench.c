@@ -2,7 +2,7 @@
  * and against Debian's ARMCI-MPI (armci_bench_armci_mpi, `make bench` when the package is
  * installed) — so the two can be compared on the same machine.
  *
- *   mpiexec -np P armci_bench [-q]
+ *   mpiexec -np P armci_bench [-q] [-m]     (-m: the armci_msg_* calls only)
  *
  * Process 0 moves 2-D patches of doubles (8x8 to 512x512) to and from process 1 (process 0
  * itself with one process): contiguous (the patch's bytes in one piece) and strided (a patch
@@ -177,7 +177,11 @@ int main(int argc, char **argv)
     ARMCI_Init();
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &nproc);
-    int quiet = argc > 1 && strcmp(argv[1], "-q") == 0;
+    int quiet = 0, messages_only = 0;
+    for (int a = 1; a < argc; a++) {
+        quiet |= strcmp(argv[a], "-q") == 0;
+        messages_only |= strcmp(argv[a], "-m") == 0;
+    }
     base = malloc(nproc * sizeof(void *));
     ARMCI_Malloc(base, (armci_size_t)LD * LD * sizeof(double));
     local = ARMCI_Malloc_local((armci_size_t)LD * LD * sizeof(double));
@@ -187,9 +191,11 @@ int main(int argc, char **argv)
     ARMCI_Barrier();
     if (me == 0 && !quiet)
         printf("# %d processes; op shape patch us/op MB/s\n", nproc);
-    transfers();
-    rmw_latency();
-    contended_acc();
+    if (!messages_only) {
+        transfers();
+        rmw_latency();
+        contended_acc();
+    }
     message_calls();
     ARMCI_Barrier();
     ARMCI_Free_local(local);
