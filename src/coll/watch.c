@@ -111,7 +111,7 @@ static void scan(const char *call)
 
 static void watch(struct pg_waiter *w)
 {
-    if (pg_runtime_thread_level() != 0) /* SHMEM_THREAD_SINGLE */
+    if (pg_runtime_thread_level() != PG_THREAD_SINGLE)
         return;
     long long now = now_ns();
     if (!w->watch_since_ns) {
