@@ -18,11 +18,11 @@ static long long began, last; /* ns */
 static long long spent[PG_PHASE_COUNT];
 static unsigned char ran[PG_PHASE_COUNT];
 
-static long long now_ns(void)
+uint64_t pg_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 void pg_phases_begin(void)
@@ -31,7 +31,7 @@ void pg_phases_begin(void)
         spent[p] = 0;
         ran[p] = 0;
     }
-    began = last = now_ns();
+    began = last = (long long)pg_now_ns();
     timing = 1;
 }
 
@@ -39,7 +39,7 @@ void pg_phase_end(enum pg_phase phase)
 {
     if (!timing)
         return;
-    long long now = now_ns();
+    long long now = (long long)pg_now_ns();
     spent[phase] += now - last;
     ran[phase] = 1;
     last = now;
@@ -62,7 +62,7 @@ void pg_phases_report(const char *call)
     struct pg_boot_stat stat[PG_PHASE_COUNT + 1];
     for (int p = 0; p < PG_PHASE_COUNT; p++)
         stat[p] = ran[p] ? stat_of(spent[p]) : (struct pg_boot_stat){INFINITY, -INFINITY, 0, 0};
-    stat[PG_PHASE_COUNT] = stat_of(now_ns() - began);
+    stat[PG_PHASE_COUNT] = stat_of((long long)pg_now_ns() - began);
     pg_boot_reduce_stats(stat, PG_PHASE_COUNT + 1);
     if (pg_world.me != 0)
         return;

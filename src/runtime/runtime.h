@@ -273,6 +273,9 @@ void pg_wait_end(struct pg_waiter *w);
 #define PG_WAITER(w, doorbell) \
     struct pg_waiter w __attribute__((cleanup(pg_wait_end))) = {.db = (doorbell)}
 
+/* Nanoseconds of CLOCK_MONOTONIC (waiting's measures, startup phase timing). */
+uint64_t pg_now_ns(void);
+
 /* Polls before a waiter blocks (sleeps or yields), set at init and adapted as it runs. */
 extern long long pg_wait_spin_polls;
 /* Brings waiting up once the node is known (pg_world.local_size) for a job at thread level

@@ -32,13 +32,6 @@ static struct pg_wait_counts counts;
 #define SPIN_NS_MAX 1000000
 #define FIRST_SLEEP_MS 1
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 static long membarrier(int cmd)
 {
     return syscall(SYS_membarrier, cmd, 0, 0);
@@ -48,10 +41,10 @@ static long membarrier(int cmd)
 static long long measure_polls(void)
 {
     enum { POLLS = 2000 };
-    uint64_t start = now_ns();
+    uint64_t start = pg_now_ns();
     for (int i = 0; i < POLLS; i++)
         pg_cpu_relax();
-    uint64_t ns = now_ns() - start;
+    uint64_t ns = pg_now_ns() - start;
     return ns ? (long long)(SPIN_NS_MIN * POLLS / ns) + 1 : POLLS;
 }
 
@@ -105,7 +98,7 @@ void pg_wait_counts(struct pg_wait_counts *c)
 
 void pg_doorbell_wake(struct pg_doorbell *db)
 {
-    __atomic_store_n(&db->rung_ns, now_ns(), __ATOMIC_RELAXED);
+    __atomic_store_n(&db->rung_ns, pg_now_ns(), __ATOMIC_RELAXED);
     __atomic_fetch_add(&db->seq, 1, __ATOMIC_SEQ_CST);
     /* Shared (not FUTEX_PRIVATE): the word is in memory several processes map. */
     syscall(SYS_futex, &db->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
@@ -123,7 +116,7 @@ static void sleep_on(struct pg_waiter *w)
     struct pg_doorbell *db = w->db;
     int ms = w->timeout_ms;
     struct timespec timeout = {ms / 1000, (long)(ms % 1000) * 1000000};
-    uint64_t slept_at = now_ns();
+    uint64_t slept_at = pg_now_ns();
     w->slept_seq = w->seq;
     w->timed_out = 0;
     long r = syscall(SYS_futex, &db->seq, FUTEX_WAIT, w->seq, &timeout, NULL, 0);
@@ -134,7 +127,7 @@ static void sleep_on(struct pg_waiter *w)
         w->timeout_ms = ms * 2 < pg_cfg.wait_timeout_ms ? ms * 2 : (int)pg_cfg.wait_timeout_ms;
     } else if (r == 0) {
         __atomic_fetch_add(&counts.wakes, 1, __ATOMIC_RELAXED);
-        uint64_t rung = __atomic_load_n(&db->rung_ns, __ATOMIC_RELAXED), woke = now_ns();
+        uint64_t rung = __atomic_load_n(&db->rung_ns, __ATOMIC_RELAXED), woke = pg_now_ns();
         if (adapting && rung >= slept_at && woke >= rung) {
             uint64_t avg = __atomic_load_n(&wake_ns_avg, __ATOMIC_RELAXED);
             __atomic_store_n(&wake_ns_avg, (7 * avg + (woke - rung)) / 8, __ATOMIC_RELAXED);
@@ -158,7 +151,7 @@ int pg_wait_spun(struct pg_waiter *w)
 {
     if (pg_cfg.wait != PG_WAIT_SLEEP)
         return 0;
-    uint64_t t = now_ns();
+    uint64_t t = pg_now_ns();
     if (!w->since_ns)
         w->since_ns = t;
     return t - w->since_ns >= __atomic_load_n(&spin_ns, __ATOMIC_RELAXED);
@@ -184,9 +177,10 @@ void pg_wait_block(struct pg_waiter *w)
     /* Sleep once nothing of mine is in flight (the network needs no driving) and the spin's
      * time has passed. */
     if (!w->since_ns)
-        w->since_ns = now_ns();
+        w->since_ns = pg_now_ns();
     if (!may_sleep || !idle ||
-        (!w->registered && now_ns() - w->since_ns < __atomic_load_n(&spin_ns, __ATOMIC_RELAXED))) {
+        (!w->registered &&
+         pg_now_ns() - w->since_ns < __atomic_load_n(&spin_ns, __ATOMIC_RELAXED))) {
         sched_yield();
         return;
     }
