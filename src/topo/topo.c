@@ -178,6 +178,27 @@ int pg_topo_switch_count(void)
     return nswitches;
 }
 
+/* The NIC of my node that the network's domain is, or -1. */
+static int network_nic(void)
+{
+    const char *domain = pg_net_domain();
+    /* Providers name a domain after its device, sometimes with a suffix ("mlx5_0-dgram"). */
+    for (int i = 0; domain && i < machine->nnics; i++) {
+        size_t len = strlen(machine->nic[i].name);
+        if (strncmp(machine->nic[i].name, domain, len) == 0 && !isalnum((unsigned char)domain[len]))
+            return i;
+    }
+    return -1;
+}
+
+int pg_topo_server_cpus(struct pg_cpus *cpus, char *why, size_t len)
+{
+    if (machine->npus == 0)
+        return -1;
+    topo_server_place(machine, local_binding, pg_world.local_size, network_nic(), cpus, why, len);
+    return 0;
+}
+
 /* "0-3,8" for the PEs of node (at most len characters, "..." when cut). */
 static void node_pes_text(int node, char *text, size_t len)
 {
@@ -240,19 +261,16 @@ void pg_topo_print(FILE *out)
     const char *domain = pg_world.nnodes > 1 ? pg_net_domain() : NULL;
     if (!domain)
         return;
-    int nic = -1;
-    /* Providers name a domain after its device, sometimes with a suffix ("mlx5_0-dgram"). */
-    for (int i = 0; i < machine->nnics && nic < 0; i++) {
-        size_t len = strlen(machine->nic[i].name);
-        if (strncmp(machine->nic[i].name, domain, len) == 0 && !isalnum((unsigned char)domain[len]))
-            nic = i;
-    }
+    int nic = network_nic();
     if (nic >= 0)
         fprintf(out, "    network: libfabric domain '%s' is NIC %s, near cpus %s\n", domain,
                 machine->nic[nic].name, machine->nic[nic].cpus);
     else
         fprintf(out, "    network: libfabric domain '%s' is none of the NICs hwloc reports\n",
                 domain);
+    char server[200];
+    if (pg_topo_server_cpus(&(struct pg_cpus){{0}}, server, sizeof server) == 0)
+        fprintf(out, "    data server: %s\n", server);
 }
 
 int pg_topo_describe_machine(FILE *out)

@@ -9,6 +9,7 @@
 #ifndef PG_TOPO_H
 #define PG_TOPO_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* The levels, closest first (the values of include/shmemx.h's SHMEMX_LEVEL_*). */
@@ -37,6 +38,18 @@ int pg_topo_level(int pe);
  * switches and those above them). */
 int pg_topo_leaf_switch(int node);
 int pg_topo_switch_count(void);
+
+/* A set of processors, by the operating system's numbers: bit c%64 of bits[c/64] is c. */
+#define PG_TOPO_MAX_CPUS 1024 /* CPU_SETSIZE */
+struct pg_cpus {
+    uint64_t bits[PG_TOPO_MAX_CPUS / 64];
+};
+/* Where this node's data server thread runs: near the NIC the network uses (hwloc locality), on
+ * cores no PE of the node is bound to; when none is free there, on any free core; when none is
+ * free, near the NIC; else anywhere the job may run. After the network is open. Returns 0 with
+ * the processors and the reason in why ("cpus 1: near NIC eth0, no PE bound there"), or -1 when
+ * hwloc could not read the node (then the server may run anywhere). */
+int pg_topo_server_cpus(struct pg_cpus *cpus, char *why, size_t len);
 
 /* SHMEM_INFO (PE 0): where the tree came from, the tree with each node and its PEs, each PE's
  * binding, and the node's NICs with the one the network uses. */
