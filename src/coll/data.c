@@ -61,23 +61,81 @@ static void binomial(const int *group, int n, int pos, struct tree *tree)
     }
 }
 
+void pg_coll_fast_links_first(int *group, uint32_t *speed, int n)
+{
+    int differ = 0;
+    for (int i = 2; i < n; i++)
+        differ |= speed[i] != speed[1];
+    if (!differ)
+        return;
+    /* Members by speed, fastest first (insertion sort: stable, and n is a team's nodes). */
+    int member[n];
+    uint32_t fast[n];
+    for (int i = 1; i < n; i++) {
+        int j = i - 1;
+        while (j > 0 && fast[j - 1] < speed[i]) {
+            member[j] = member[j - 1];
+            fast[j] = fast[j - 1];
+            j--;
+        }
+        member[j] = group[i];
+        fast[j] = speed[i];
+    }
+    /* Each position's subtree (binomial: the parent of p is p without its highest bit), then
+     * the positions by subtree, largest first (stable again). */
+    int size[n], position[n];
+    for (int p = 0; p < n; p++)
+        size[p] = 1;
+    for (int p = n - 1; p > 0; p--) {
+        int high = 1;
+        while (high << 1 <= p)
+            high <<= 1;
+        size[p - high] += size[p];
+    }
+    for (int i = 1; i < n; i++) {
+        int j = i - 1;
+        while (j > 0 && size[position[j - 1]] < size[i]) {
+            position[j] = position[j - 1];
+            j--;
+        }
+        position[j] = i;
+    }
+    int placed[n];
+    uint32_t placed_speed[n];
+    for (int k = 0; k < n - 1; k++) {
+        placed[position[k]] = member[k];
+        placed_speed[position[k]] = fast[k];
+    }
+    for (int i = 1; i < n; i++) {
+        group[i] = placed[i];
+        speed[i] = placed_speed[i];
+    }
+}
+
 /* Adds to tree my place in a binomial tree over group[0..n) rooted at head; in a group of
  * representatives (of nodes, of switches) head stands in for `replaced`, the representative of
- * its own node or switch (-1: none). Nothing when I am not in the group. */
+ * its own node or switch (-1: none). Between nodes, members whose leaf switch has faster links
+ * (LinkSpeed) head larger subtrees. Nothing when I am not in the group. */
 static void add_level(const struct pangea_team *team, const int *group, int n, int replaced,
                       int head, struct tree *tree, int *scratch)
 {
-    int m = 0, pos = head == team->my_pe ? 0 : -1;
+    int m = 0;
     scratch[m++] = head;
-    for (int k = 0; k < n; k++) {
-        if (group[k] == replaced || group[k] == head)
-            continue;
-        if (group[k] == team->my_pe)
-            pos = m;
-        scratch[m++] = group[k];
+    for (int k = 0; k < n; k++)
+        if (group[k] != replaced && group[k] != head)
+            scratch[m++] = group[k];
+    if (group != team->local) {
+        uint32_t speed[m];
+        for (int k = 0; k < m; k++)
+            speed[k] = pg_topo_switch_speed(
+                pg_topo_leaf_switch(pg_world.node_of[pg_team_pe(team, scratch[k])]));
+        pg_coll_fast_links_first(scratch, speed, m);
     }
-    if (pos >= 0)
-        binomial(scratch, m, pos, tree);
+    for (int pos = 0; pos < m; pos++)
+        if (scratch[pos] == team->my_pe) {
+            binomial(scratch, m, pos, tree);
+            return;
+        }
 }
 
 /* The first of the team indices in group[0..n) whose node, or whose node's leaf switch, is the

@@ -178,6 +178,11 @@ int pg_topo_switch_count(void)
     return nswitches;
 }
 
+uint32_t pg_topo_switch_speed(int sw)
+{
+    return sw >= 0 && sw < nswitches ? switches[sw].speed : 0;
+}
+
 /* The NIC of my node that the network's domain is, or -1. */
 static int network_nic(void)
 {

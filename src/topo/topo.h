@@ -38,6 +38,8 @@ int pg_topo_level(int pe);
  * switches and those above them). */
 int pg_topo_leaf_switch(int node);
 int pg_topo_switch_count(void);
+/* The LinkSpeed of switch sw (topology file), 0 when not given. */
+uint32_t pg_topo_switch_speed(int sw);
 
 /* A set of processors, by the operating system's numbers: bit c%64 of bits[c/64] is c. */
 #define PG_TOPO_MAX_CPUS 1024 /* CPU_SETSIZE */
