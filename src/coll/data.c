@@ -117,14 +117,14 @@ void pg_coll_fast_links_first(int *group, uint32_t *speed, int n)
  * its own node or switch (-1: none). Between nodes, members whose leaf switch has faster links
  * (LinkSpeed) head larger subtrees. Nothing when I am not in the group. */
 static void add_level(const struct pangea_team *team, const int *group, int n, int replaced,
-                      int head, struct tree *tree, int *scratch)
+                      int head, int between_nodes, struct tree *tree, int *scratch)
 {
     int m = 0;
     scratch[m++] = head;
     for (int k = 0; k < n; k++)
         if (group[k] != replaced && group[k] != head)
             scratch[m++] = group[k];
-    if (group != team->local) {
+    if (between_nodes) {
         uint32_t speed[m];
         for (int k = 0; k < m; k++)
             speed[k] = pg_topo_switch_speed(
@@ -153,14 +153,15 @@ static int first_on(const struct pangea_team *team, const int *group, int n, int
 /* The broadcast tree from root: a binomial tree over one leader per leaf switch when the team
  * spans several (the root leads its own), under each a binomial tree over the leaders of the
  * switch's nodes (else over every node's leader), under each leader a binomial tree over the
- * rest of its node. A member's parent is in the highest level it does not head. */
+ * leaders of its node's NUMA domains, under each of those one over the rest of its domain. A
+ * member's parent is in the highest level it does not head. */
 static void broadcast_tree(const struct pangea_team *team, int root, struct tree *tree,
                            int *scratch)
 {
     tree->parent = -1;
     tree->nchildren = 0;
     int me = team->my_pe;
-    int root_node = pg_world.node_of[pg_team_pe(team, root)];
+    int root_pe = pg_team_pe(team, root), root_node = pg_world.node_of[root_pe];
     int root_first = first_on(team, team->leaders, team->nleaders, root_node, -1);
     int mine = pg_world.node == root_node;
     int node_head = mine ? root : team->local[0];
@@ -170,14 +171,24 @@ static void broadcast_tree(const struct pangea_team *team, int root, struct tree
         int switch_head = same ? root : team->switch_local[0];
         if (me == switch_head)
             add_level(team, team->switches, team->nswitches,
-                      first_on(team, team->switches, team->nswitches, -1, root_switch), root, tree,
-                      scratch);
+                      first_on(team, team->switches, team->nswitches, -1, root_switch), root, 1,
+                      tree, scratch);
         add_level(team, team->switch_local, team->nswitch_local, same ? root_first : -1,
-                  switch_head, tree, scratch);
+                  switch_head, 1, tree, scratch);
     } else if (me == node_head) {
-        add_level(team, team->leaders, team->nleaders, root_first, root, tree, scratch);
+        add_level(team, team->leaders, team->nleaders, root_first, root, 1, tree, scratch);
     }
-    add_level(team, team->local, team->nlocal, -1, node_head, tree, scratch);
+    /* Within the node, one copy to each NUMA domain's leader (the root leads its own), then
+     * within each domain: the data crosses between domains once per domain. */
+    int root_domain = mine ? pg_topo_numa_of(root_pe) : -2, root_domain_head = -1;
+    for (int k = 0; k < team->nnuma_heads && root_domain_head < 0; k++)
+        if (pg_topo_numa_of(pg_team_pe(team, team->numa_heads[k])) == root_domain)
+            root_domain_head = team->numa_heads[k];
+    int numa_head = root_domain == pg_topo_numa_of(pg_world.me) ? root : team->numa_local[0];
+    if (me == numa_head)
+        add_level(team, team->numa_heads, team->nnuma_heads, root_domain_head, node_head, 0, tree,
+                  scratch);
+    add_level(team, team->numa_local, team->nnuma_local, -1, numa_head, 0, tree, scratch);
 }
 
 void pg_coll_broadcast(struct pangea_team *team, void *dest, const void *source, size_t nbytes,

@@ -178,6 +178,12 @@ int pg_topo_switch_count(void)
     return nswitches;
 }
 
+int pg_topo_numa_of(int pe)
+{
+    int local = pg_local_rank_of(pe);
+    return local < 0 ? -1 : local_binding[local].place[PLACE_NUMA];
+}
+
 uint32_t pg_topo_switch_speed(int sw)
 {
     return sw >= 0 && sw < nswitches ? switches[sw].speed : 0;

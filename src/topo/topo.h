@@ -38,6 +38,9 @@ int pg_topo_level(int pe);
  * switches and those above them). */
 int pg_topo_leaf_switch(int node);
 int pg_topo_switch_count(void);
+/* The NUMA domain world PE pe (on my node) is bound within; -1 when it may run on several, when
+ * hwloc does not know, or for a PE of another node. */
+int pg_topo_numa_of(int pe);
 /* The LinkSpeed of switch sw (topology file), 0 when not given. */
 uint32_t pg_topo_switch_speed(int sw);
 
