@@ -15,15 +15,16 @@
 
 /* The kinds of operation (the `op` rows), then the collectives (the `coll` rows). An operation
  * issued inside a collective is counted as that collective's traffic, never as an op. */
-#define PG_PROF_OPS(X) X(PUT, "put") X(GET, "get") X(AMO, "amo") X(ACC, "acc") X(SIGNAL, "signal")
-#define PG_PROF_COLLS(X)                                                                      \
-    X(BARRIER, "barrier")                                                                     \
-    X(SYNC, "sync")                                                                           \
-    X(BROADCAST, "broadcast")                                                                 \
-    X(REDUCE, "reduce") X(COLLECT, "collect") X(FCOLLECT, "fcollect") X(ALLTOALL, "alltoall") \
-        X(ALLTOALLS, "alltoalls") X(SCAN, "scan") X(ARMCI_MSG, "armci_msg")
+/* clang-format off */
+#define PG_PROF_OPS(X) \
+    X(PUT, "put") X(GET, "get") X(AMO, "amo") X(ACC, "acc") X(SIGNAL, "signal")
+#define PG_PROF_COLLS(X) \
+    X(BARRIER, "barrier") X(SYNC, "sync") X(BROADCAST, "broadcast") X(REDUCE, "reduce") \
+    X(COLLECT, "collect") X(FCOLLECT, "fcollect") X(ALLTOALL, "alltoall") \
+    X(ALLTOALLS, "alltoalls") X(SCAN, "scan") X(ARMCI_MSG, "armci_msg")
 #define PG_PROF_WAITS(X) \
     X(QUIET, "quiet") X(SYNC, "sync") X(WAIT_UNTIL, "wait_until") X(LOCK, "lock")
+/* clang-format on */
 
 enum pg_prof_kind {
 #define PG_PROF_OP_ID(id, name) PG_PROF_##id,

@@ -42,8 +42,8 @@
       "Count each context's puts and gets for shmemx_pcntr_* (off: those counters read 0; "    \
       "on: one more increment per put and get)")                                               \
     X(profile, TEXT, "PANGEA_PROFILE", "", DIAGNOSTICS,                                        \
-      "Directory where each PE writes its communication profile at finalize (pe-<PE>.csv, "    \
-      "and topology.csv from PE 0; docs/profile.md); empty: no profile")                       \
+      "Directory where each PE writes its communication profile at finalize (pe-N.csv for "    \
+      "PE N, and topology.csv from PE 0; docs/profile.md); empty: no profile")                 \
     X(wait, WAIT, "PANGEA_WAIT", "sleep", WAITING,                                             \
       "How a PE waits (wait_until, signals, barriers and every collective, locks, quiet, "     \
       "ARMCI notify and mutexes): sleep (spin briefly, then sleep until whoever changes the "  \

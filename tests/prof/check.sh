@@ -8,7 +8,8 @@
 # directory and writes there, next to its profile, what it expects of it
 # (tests/common/profile_expect.h). Checked: the format of every pe-N.csv and of topology.csv
 # (docs/profile.md), each PE's op rows and the rows of the collectives it names exactly, its
-# wait counts (and that the waits other than quiet took time), and its host in topology.csv. Prints "PASS NAME" when all hold.
+# wait counts (and that the waits other than quiet took time), and its host and switch path
+# in topology.csv. Prints "PASS NAME" when all hold.
 set -u
 
 build=$1 npes=$2 nodes=$3 prog=$4
@@ -45,6 +46,11 @@ awk -F, -v nodes="$k" 'NR > 2 && (NF != 7 || $1 != NR - 3 || $2 < 0 || $2 >= nod
     $3 == "" || $4 !~ /^-?[0-9]+$/ || $5 !~ /^-?[0-9]+$/ || $6 !~ /^-?[0-9]+$/) {
         print "topology.csv line " NR ": " $0; bad = 1 }
     END { exit bad }' "$dir/topology.csv" || fail "topology.csv rows"
+# The switch path of each node (TEST_PROFILE_SWITCHES: node 0's, node 1's, ... separated by
+# commas, with PANGEA_TOPOLOGY_FILE), else none.
+awk -F, -v paths="${TEST_PROFILE_SWITCHES:-}" 'BEGIN { split(paths, path, ",") }
+    NR > 2 && $7 != path[$2 + 1] { print "topology.csv line " NR ": switches " $7 ", not " \
+        path[$2 + 1]; bad = 1 } END { exit bad }' "$dir/topology.csv" || fail "switch paths"
 used=$(awk -F, 'NR > 2 { print $2 }' "$dir/topology.csv" | sort -u | wc -l)
 [ "$used" -eq "$k" ] || fail "topology.csv names $used nodes, the job ran on $k"
 
