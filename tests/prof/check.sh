@@ -27,8 +27,10 @@ fail() {
 k=$nodes
 [ "$k" -gt "$npes" ] && k=$npes
 if [ "$k" -gt 1 ]; then
-    PANGEA_PROFILE=$dir NETNS_TIMEOUT=60 "$tests/netns/netns-run.sh" "$k" \
-        $(((npes + k - 1) / k)) -- "$prog" </dev/null
+    per_node=$(((npes + k - 1) / k)) # as run-tests.sh places them: K nodes of this many
+    npes=$((k * per_node))
+    PANGEA_PROFILE=$dir NETNS_TIMEOUT=60 "$tests/netns/netns-run.sh" "$k" "$per_node" \
+        -- "$prog" </dev/null
 else
     PANGEA_PROFILE=$dir "$build/bin/oshrun" -np "$npes" "$prog" </dev/null
 fi
