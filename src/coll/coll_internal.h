@@ -4,6 +4,7 @@
 #define PG_COLL_INTERNAL_H
 
 #include "coll.h"
+#include "prof/prof.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -195,6 +195,7 @@ void pg_coll_broadcast(struct pangea_team *team, void *dest, const void *source,
                        int root, int write_root_dest)
 {
     PG_COLL_KIND(PG_COLL_BROADCAST);
+    PG_PROF_COLL(BROADCAST);
     if (nbytes == 0 || team->size <= 1) {
         if (nbytes && write_root_dest && dest != source)
             memmove(dest, source, nbytes);
@@ -289,6 +290,7 @@ static void send_switch_blocks(struct pangea_team *team, char *at, size_t nbytes
 void pg_coll_fcollect(struct pangea_team *team, void *dest, const void *source, size_t nbytes)
 {
     PG_COLL_KIND(PG_COLL_FCOLLECT);
+    PG_PROF_COLL(FCOLLECT);
     if (nbytes == 0)
         return;
     char *at = dest;
@@ -440,6 +442,7 @@ static void collect_nodes(struct pangea_team *team, char *dest, const void *sour
 void pg_coll_collect(struct pangea_team *team, void *dest, const void *source, size_t nbytes)
 {
     PG_COLL_KIND(PG_COLL_COLLECT);
+    PG_PROF_COLL(COLLECT);
     if (two_level(team)) {
         collect_nodes(team, dest, source, nbytes);
         return;
@@ -519,6 +522,7 @@ static void put_elements(struct pangea_team *team, const struct blocks *b, char 
     if (b->dst == 1 && from_stride == 1) {
         char *peer = b->stream ? pg_mem_peer_ptr(to, pe) : NULL;
         if (peer) {
+            pg_prof_op(PG_PROF_PUT, pe, count * b->elem);
             copy_streaming(peer, from, count * b->elem);
             if (signal)
                 pg_coll_notify(team, pe);
@@ -620,6 +624,7 @@ void pg_coll_alltoalls(struct pangea_team *team, void *dest, const void *source,
                        ptrdiff_t sst, size_t elem, size_t nelems)
 {
     PG_COLL_KIND(PG_COLL_ALLTOALL);
+    PG_PROF_COLL(ALLTOALL);
     if (nelems == 0 || elem == 0)
         return;
     struct blocks b = {

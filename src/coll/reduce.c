@@ -108,6 +108,7 @@ void pg_coll_reduce(struct pangea_team *team, void *dest, const void *source, si
                     size_t elem, pg_combine_fn combine)
 {
     PG_COLL_KIND(PG_COLL_REDUCE);
+    PG_PROF_COLL(REDUCE);
     size_t bytes = count * elem;
     int n = team->size, me = team->my_pe;
     if (bytes == 0)
@@ -146,6 +147,7 @@ void pg_coll_scan(struct pangea_team *team, void *dest, const void *source, size
                   size_t elem, pg_combine_fn combine, int inclusive)
 {
     PG_COLL_KIND(PG_COLL_SCAN);
+    PG_PROF_COLL(SCAN);
     size_t bytes = count * elem;
     if (bytes == 0)
         return;

@@ -263,6 +263,7 @@ void pg_coll_notify_units(const struct pangea_team *team, int pe, uint64_t unit)
     uint64_t *flag = my_flag_at(team);
     uint64_t *peer = pg_mem_peer_ptr(flag, pe);
     if (peer) {
+        pg_prof_op(PG_PROF_SIGNAL, pe, sizeof *flag);
         __atomic_fetch_add(peer, unit, __ATOMIC_RELEASE);
         pg_mem_ring(pe, flag);
     } else {
@@ -329,8 +330,10 @@ const void *pg_coll_fetch(const void *addr, size_t len, int pe, void *tmp)
     if (pe == pg_world.me)
         return addr;
     const void *peer = pg_mem_peer_ptr(addr, pe);
-    if (peer)
+    if (peer) {
+        pg_prof_op(PG_PROF_GET, pe, len);
         return peer;
+    }
     pg_coll_count(pe, len);
     pg_get(&pg_coll_ctx, tmp, addr, len, pe);
     return tmp;

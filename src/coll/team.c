@@ -357,6 +357,7 @@ void pg_team_sync_units(const struct pangea_team *team, uint64_t unit)
 
 void pg_team_sync(struct pangea_team *team)
 {
+    PG_PROF_COLL(SYNC);
     pg_team_sync_units(team, 1);
 }
 

@@ -135,6 +135,8 @@ void topo_binding_of_self(const struct topo_machine *m, struct topo_binding *b)
                 hwloc_bitmap_set(set, (unsigned)cpu);
     }
     common_places(m, set, b->place);
+    int first = hwloc_bitmap_first(set);
+    b->first_core = first >= 0 && first < m->npus ? m->place_of_pu[first][PLACE_CORE] : -1;
     cpus_text(set, b->cpus);
     cpus_of_bitmap(set, &b->set);
     hwloc_bitmap_free(set);

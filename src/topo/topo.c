@@ -125,7 +125,7 @@ void pg_topo_init(void)
         for (;;)
             pause();
     }
-    if (pg_cfg.info) {
+    if (pg_cfg.info || pg_cfg.profile) {
         world_binding = alloc_or_die((size_t)pg_world.npes * sizeof *world_binding);
         pg_boot_allgather(&me, world_binding, sizeof me);
     }
@@ -208,6 +208,23 @@ int pg_topo_server_cpus(struct pg_cpus *cpus, char *why, size_t len)
         return -1;
     topo_server_place(machine, local_binding, pg_world.local_size, network_nic(), cpus, why, len);
     return 0;
+}
+
+void pg_topo_place(int pe, struct pg_topo_place *out)
+{
+    int node = pg_world.node_of[pe];
+    const struct topo_binding *b = world_binding ? &world_binding[pe] : NULL;
+    *out = (struct pg_topo_place){.node = node,
+                                  .host = cards[node].host,
+                                  .package = b ? b->place[PLACE_PACKAGE] : -1,
+                                  .numa = b ? b->place[PLACE_NUMA] : -1,
+                                  .core = b ? b->first_core : -1};
+    if (cards[0].source == SOURCE_DEFAULT)
+        return;
+    size_t at = 0;
+    for (int s = leaf_of_node[node]; s >= 0 && at < sizeof out->switches; s = switches[s].parent)
+        at += (size_t)snprintf(out->switches + at, sizeof out->switches - at, "%s%s", at ? "/" : "",
+                               switches[s].name);
 }
 
 /* "0-3,8" for the PEs of node (at most len characters, "..." when cut). */

@@ -56,6 +56,19 @@ struct pg_cpus {
  * hwloc could not read the node (then the server may run anywhere). */
 int pg_topo_server_cpus(struct pg_cpus *cpus, char *why, size_t len);
 
+/* Where world PE pe sits, for the profile's topology file (when SHMEM_INFO or PANGEA_PROFILE
+ * is set; otherwise only its node and host are known): node index, host, package, NUMA domain
+ * and first core of its binding on its node (-1 when unknown or spanning several), and the
+ * switch path from its leaf switch upward joined by '/' ("" when the default tree, one switch
+ * over every node, is in use). */
+struct pg_topo_place {
+    int node;
+    const char *host;
+    int package, numa, core;
+    char switches[256];
+};
+void pg_topo_place(int pe, struct pg_topo_place *out);
+
 /* SHMEM_INFO (PE 0): where the tree came from, the tree with each node and its PEs, each PE's
  * binding, and the node's NICs with the one the network uses. */
 void pg_topo_print(FILE *out);

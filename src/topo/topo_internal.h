@@ -47,6 +47,7 @@ struct topo_machine {
  * they span several), and the processors themselves. */
 struct topo_binding {
     int place[PLACE_KINDS];
+    int first_core; /* the core of its lowest processor (-1 when unknown) */
     char cpus[TOPO_CPUS_TEXT];
     struct pg_cpus set;
 };
