@@ -111,17 +111,21 @@ static void read_hosts(struct machine *m, const char *file)
         die("hosts file %s names no host", file);
 }
 
+/* The profiled job's hosts, in the order of their first PE, with as many slots as they ran
+ * PEs (a host hydra started in several runs of ranks is several nodes of the profile). */
 static void machine_of_profile(struct machine *m, const struct profile *p)
 {
-    for (int n = 0; n < p->nnodes; n++) {
-        int slots = 0, first = -1;
-        for (int i = 0; i < p->npes; i++)
-            if (p->place[i].node == n) {
-                slots++;
-                first = first < 0 ? i : first;
-            }
-        add_host(m, p->place[first].host, slots, "the profile's topology.csv");
-        snprintf(m->host[n].switches, sizeof m->host[n].switches, "%s", p->place[first].switches);
+    for (int i = 0; i < p->npes; i++) {
+        int seen = 0, slots = 0;
+        for (int k = 0; k < i && !seen; k++)
+            seen = strcmp(p->place[k].host, p->place[i].host) == 0;
+        if (seen)
+            continue;
+        for (int k = i; k < p->npes; k++)
+            slots += strcmp(p->place[k].host, p->place[i].host) == 0;
+        add_host(m, p->place[i].host, slots, "the profile's topology.csv");
+        snprintf(m->host[m->nhosts - 1].switches, sizeof m->host->switches, "%s",
+                 p->place[i].switches);
     }
 }
 
@@ -355,8 +359,23 @@ static void one_per_slot(const struct profile *p, const struct machine *m, int *
     free(used);
 }
 
+/* Host changes between consecutive ranks next to ranks a and b: hydra starts a proxy for each
+ * run of ranks on one host, and MPICH takes each for a node. */
+static int breaks_near(const struct machine *m, const int *slot_of, int npes, int a, int b)
+{
+    int at[4] = {a, a + 1, b, b + 1}, count = 0;
+    for (int x = 0; x < 4; x++) {
+        int k = at[x], again = 0;
+        for (int y = 0; y < x; y++)
+            again |= at[y] == k;
+        if (!again && k >= 1 && k < npes)
+            count += m->host_of_slot[slot_of[k]] != m->host_of_slot[slot_of[k - 1]];
+    }
+    return count;
+}
+
 /* Exchanges of two PEs on different hosts (or a move to a free slot) while one lowers the
- * hop-bytes. */
+ * hop-bytes, or keeps them and leaves fewer runs of ranks per host. */
 static int refine(const struct profile *p, const struct machine *m, int *slot_of)
 {
     int *pe_at = alloc((size_t)m->nslots, sizeof *pe_at), moves = 0;
@@ -382,14 +401,21 @@ static int refine(const struct profile *p, const struct machine *m, int *slot_of
                     before += pe_cost(p, m, slot_of, j, hs);
                     after += pe_cost(p, m, slot_of, j, hi) + 2 * d;
                 }
-                if (after >= before)
+                if (after > before)
                     continue;
-                int from = slot_of[i];
+                int from = slot_of[i], other = j >= 0 ? j : i;
+                int breaks = after == before ? breaks_near(m, slot_of, p->npes, i, other) : 0;
                 slot_of[i] = s;
-                pe_at[s] = i;
-                pe_at[from] = j;
                 if (j >= 0)
                     slot_of[j] = from;
+                if (after == before && breaks_near(m, slot_of, p->npes, i, other) >= breaks) {
+                    slot_of[i] = from;
+                    if (j >= 0)
+                        slot_of[j] = s;
+                    continue;
+                }
+                pe_at[s] = i;
+                pe_at[from] = j;
                 improved = 1;
                 moves++;
             }

@@ -176,6 +176,10 @@ map)
             awk -v h=$h '$1 == h {printf "%s%d", s, NR - 1; s = " "}')
         [ "$got" = "$want" ] || fail "$h: the machine file gives ranks '$got', printed '$want'"
     done
+    # Among the optimal placements one keeps each host's ranks consecutive (hydra then starts
+    # one proxy per host, which MPICH takes for one node): one line per host.
+    [ "$(wc -l <"$work/machinefile")" = 4 ] || fail "the machine file has a host in two runs"
+    grep -q "^note: " <<<"$out" && fail "a note about scattered ranks"
     # Onto the profiled job's own nodes (no --hosts): the same optimum.
     run "$map" "$work/scrambled"
     grep -Eq "^after:  inter-node bytes $best, " <<<"$out" || fail "own nodes: want $best"
