@@ -455,25 +455,14 @@ int main(int argc, char **argv)
         case 'o':
             out = optarg;
             break;
-        case 'h':
-            usage(stdout);
-            return 0;
         default:
-            usage(stderr);
-            return 2;
+            prof_usage_exit(c, usage);
         }
-    }
-    if (optind != argc - 1) {
-        usage(stderr);
-        return 2;
     }
     if (topology && !hosts)
         die("--topology %s needs --hosts FILE: the hosts and their slots", topology);
-    const char *dir = argv[optind];
     struct profile p;
-    char error[PROF_ERROR_TEXT];
-    if (prof_read(dir, &p, error) != 0)
-        die("%s", error);
+    const char *dir = prof_load_argument("pangea-map", argc, argv, optind, usage, &p);
 
     struct machine m = {0};
     if (hosts) {

@@ -410,26 +410,12 @@ int main(int argc, char **argv)
         case 'o':
             out = optarg;
             break;
-        case 'h':
-            usage(stdout);
-            return 0;
         default:
-            usage(stderr);
-            return 2;
+            prof_usage_exit(c, usage);
         }
     }
-    if (optind != argc - 1) {
-        usage(stderr);
-        return 2;
-    }
-    const char *dir = argv[optind];
     struct profile p;
-    char error[PROF_ERROR_TEXT];
-    if (prof_read(dir, &p, error) != 0) {
-        fprintf(stderr, "pangea-prof: %s\n", error);
-        prof_free(&p);
-        return 1;
-    }
+    const char *dir = prof_load_argument("pangea-prof", argc, argv, optind, usage, &p);
     uint64_t *nodes = node_matrix(&p);
     if (!nodes) {
         fprintf(stderr, "pangea-prof: out of memory for %d nodes\n", p.nnodes);

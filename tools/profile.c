@@ -300,6 +300,27 @@ int prof_read(const char *dir, struct profile *p, char error[PROF_ERROR_TEXT])
     return 0;
 }
 
+void prof_usage_exit(int c, void (*usage)(FILE *))
+{
+    usage(c == 'h' ? stdout : stderr);
+    exit(c == 'h' ? 0 : 2);
+}
+
+const char *prof_load_argument(const char *tool, int argc, char **argv, int next,
+                               void (*usage)(FILE *), struct profile *p)
+{
+    if (next != argc - 1) {
+        usage(stderr);
+        exit(2);
+    }
+    char error[PROF_ERROR_TEXT];
+    if (prof_read(argv[next], p, error) != 0) {
+        fprintf(stderr, "%s: %s\n", tool, error);
+        exit(1);
+    }
+    return argv[next];
+}
+
 void prof_free(struct profile *p)
 {
     free(p->place);

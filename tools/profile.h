@@ -6,6 +6,7 @@
 #define PANGEA_TOOLS_PROFILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define PROF_HOST_TEXT 64
@@ -53,6 +54,16 @@ struct profile {
     struct prof_coll *coll;
     int ncoll;
 };
+
+/* The tools' start once their options are parsed: the one argument left, argv[next], is the
+ * profile's directory, read into p. A usage error prints usage to stderr and exits with 2; a
+ * profile that cannot be read, the reason after "TOOL: " and exits with 1. Returns the
+ * directory. */
+const char *prof_load_argument(const char *tool, int argc, char **argv, int next,
+                               void (*usage)(FILE *), struct profile *p);
+
+/* -h (c == 'h': usage on stdout, exit 0) or an unknown option (usage on stderr, exit 2). */
+void prof_usage_exit(int c, void (*usage)(FILE *)) __attribute__((noreturn));
 
 /* Reads DIR/topology.csv and DIR/pe-N.csv. 0, or -1 with the reason (naming the file and line)
  * in error. */
