@@ -121,7 +121,7 @@ static int read_topology(const char *dir, struct profile *p, char error[PROF_ERR
     snprintf(path, sizeof path, "%s/topology.csv", dir);
     struct csv c;
     int status = csv_open(&c, path, "pe,node,host,package,numa,core,switches", error);
-    int room = 0, r;
+    int room = 0, r, *row = NULL; /* [2 * rows]: each row's PE and line */
     while (status == 0 && (r = csv_row(&c, 7, error)) != 0) {
         if (r < 0) {
             status = -1;
@@ -134,12 +134,6 @@ static int read_topology(const char *dir, struct profile *p, char error[PROF_ERR
                 status = csv_number(&c, i, names[i], i < 2 ? 0 : -1, &v[i], error);
         if (status != 0)
             break;
-        if (v[0] != p->npes) {
-            status =
-                fail(error, "%s:%d: pe %" PRId64 " where pe %d was expected (rows in PE order)",
-                     path, c.line, v[0], p->npes);
-            break;
-        }
         if (strlen(c.field[2]) >= PROF_HOST_TEXT || strlen(c.field[6]) >= PROF_SWITCHES_TEXT ||
             !c.field[2][0]) {
             status = fail(error, "%s:%d: host empty or longer than %d, or switches longer than %d",
@@ -149,12 +143,16 @@ static int read_topology(const char *dir, struct profile *p, char error[PROF_ERR
         if (p->npes == room) {
             room = room ? 2 * room : 64;
             struct prof_place *grown = realloc(p->place, (size_t)room * sizeof *grown);
-            if (!grown) {
+            int *more = realloc(row, (size_t)room * 2 * sizeof *more);
+            p->place = grown ? grown : p->place;
+            row = more ? more : row;
+            if (!grown || !more) {
                 status = fail(error, "%s:%d: out of memory", path, c.line);
                 break;
             }
-            p->place = grown;
         }
+        row[2 * p->npes] = v[0] > INT32_MAX ? INT32_MAX : (int)v[0]; /* the PE ... */
+        row[2 * p->npes + 1] = c.line;                               /* ... and its line */
         struct prof_place *pl = &p->place[p->npes++];
         pl->node = (int)v[1];
         pl->package = (int)v[3];
@@ -167,6 +165,31 @@ static int read_topology(const char *dir, struct profile *p, char error[PROF_ERR
     }
     if (status == 0 && p->npes == 0)
         status = fail(error, "%s:%d: no PE", path, c.line);
+    /* Rows in any order, each PE 0..npes-1 once. */
+    struct prof_place *by_pe = status == 0 ? calloc((size_t)p->npes, sizeof *by_pe) : NULL;
+    int *line_of = status == 0 ? calloc((size_t)p->npes, sizeof *line_of) : NULL;
+    if (status == 0 && (!by_pe || !line_of))
+        status = fail(error, "%s: out of memory", path);
+    for (int r = 0; status == 0 && r < p->npes; r++) {
+        int pe = row[2 * r], line = row[2 * r + 1];
+        if (pe >= p->npes)
+            status = fail(error, "%s:%d: pe %d, but the file has %d PEs (rows)", path, line, pe,
+                          p->npes);
+        else if (line_of[pe])
+            status = fail(error, "%s:%d: pe %d again (line %d)", path, line, pe, line_of[pe]);
+        else {
+            line_of[pe] = line;
+            by_pe[pe] = p->place[r];
+        }
+    }
+    if (status == 0) {
+        free(p->place);
+        p->place = by_pe;
+        by_pe = NULL;
+    }
+    free(by_pe);
+    free(line_of);
+    free(row);
     /* Nodes are numbered 0..nnodes-1, each with one host and switch path. */
     for (int n = 0; status == 0 && n < p->nnodes; n++) {
         int first = -1;

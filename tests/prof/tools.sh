@@ -218,6 +218,20 @@ errors)
     sed -i '4s/^op,put,[0-9]*,/op,put,4,/' "$work/target/pe-1.csv"
     run "$map" "$work/target"
     expect_error "pe-1.csv:4: target 4 is not a PE \(the profile has 4\)"
+    # topology.csv's rows may come in any order, but each PE once and below the row count.
+    cp -r "$work/good" "$work/reversed"
+    { head -n 2 "$work/good/topology.csv"; tail -n +3 "$work/good/topology.csv" | tac; } \
+        >"$work/reversed/topology.csv"
+    run "$prof" --text "$work/reversed"
+    [ "$rc" -eq 0 ] || fail "topology.csv in reverse order: status $rc"
+    has "bytes by level: core 0, numa 0, package 0, node 200, switch 200, system 0"
+    has "inter-node bytes 200, hop-bytes 400"
+    sed -i 's/^1,0,h0,/2,0,h0,/' "$work/reversed/topology.csv"
+    run "$prof" "$work/reversed"
+    expect_error "topology.csv:5: pe 2 again \(line 4\)"
+    sed -i 's/^2,0,h0,/9,0,h0,/' "$work/reversed/topology.csv"
+    run "$prof" "$work/reversed"
+    expect_error "topology.csv:5: pe 9, but the file has 4 PEs"
     run "$prof" "$work/nowhere"
     expect_error "nowhere/topology.csv: cannot be read"
 
