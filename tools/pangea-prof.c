@@ -283,7 +283,15 @@ static void colour_range(FILE *g, const uint64_t *m, int n)
         }
     if (!hi)
         lo = hi = 1;
-    fprintf(g, "set cbrange [%g:%g]\n", lo == hi ? (double)lo / 10 : (double)lo, (double)hi);
+    double bottom = lo == hi ? (double)lo / 10 : (double)lo;
+    /* Labels at both ends and at each power of 32 between (32 B, 1 KiB, 32 KiB, ...): a range
+     * within one decade would have no label of gnuplot's on a log scale. */
+    char text[32];
+    fprintf(g, "set cbrange [%g:%g]\nset cbtics ('%s' %g", bottom, (double)hi,
+            prof_bytes_text((uint64_t)bottom, text, sizeof text), bottom);
+    for (double tic = pow(32, ceil(log(bottom * 1.5) / log(32))); tic < (double)hi / 1.5; tic *= 32)
+        fprintf(g, ", '%s' %g", prof_bytes_text((uint64_t)tic, text, sizeof text), tic);
+    fprintf(g, ", '%s' %g)\n", prof_bytes_text(hi, text, sizeof text), (double)hi);
 }
 
 static int write_matrix(const char *path, const uint64_t *m, int n, const int *order)
@@ -339,7 +347,7 @@ static int heatmaps(const struct profile *p, const uint64_t *nodes, const char *
         goto done;
     }
     const char *common =
-        "set size ratio -1\nset logscale cb\nset format cb '%.0s%cB'\n"
+        "set size ratio -1\nset logscale cb\n"
         "set cblabel 'bytes (log scale)'\n"
         "set palette defined (0 '#fff7bc', 1 '#fe9929', 2 '#cc4c02', 3 '#4d0000')\n"
         "set xlabel 'target'\nset ylabel 'issuer'\n"
