@@ -9,8 +9,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "topo.h"
-
 /* The places a set of processors may share, closest first. */
 enum topo_place {
     PLACE_CORE,
