@@ -14,7 +14,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build}
 out=${2:-$here/results/map-demo}
-args=${STENCIL_ARGS:-1024 1024 300}
+read -ra args <<<"${STENCIL_ARGS:-1024 1024 300}"
 repeat=${REPEAT:-3}
 prog=$build/perf/stencil2d
 for f in "$prog" "$build/bin/pangea-prof" "$build/bin/pangea-map"; do
@@ -29,13 +29,15 @@ printf 'pgnode0:1\npgnode1:1\npgnode0:1\npgnode1:1\npgnode2:1\npgnode3:1\npgnode
     >"$out/bad.machinefile"
 printf 'pgnode0:2\npgnode1:2\npgnode2:2\npgnode3:2\n' >"$out/hosts"
 
-# run NAME MACHINEFILE: one job, profiled into $out/NAME; its time per iteration on stdout
+# run NAME MACHINEFILE: one job, profiled into $out/NAME; its time per iteration appended to
+# the list in $times
+times=""
 run() {
     rm -rf "${out:?}/$1"
     mkdir -p "$out/$1"
     local log
     log=$(PANGEA_PROFILE="$out/$1" NETNS_TIMEOUT=300 "$here/../tests/netns/netns-run.sh" \
-        -f "$2" 4x2 -- "$prog" $args 2>&1)
+        -f "$2" 4x2 -- "$prog" "${args[@]}" 2>&1)
     local rc=$?
     echo "$log" >"$out/$1.log"
     if [ "$rc" -ne 0 ] || ! grep -q 'result equals the serial computation' <<<"$log"; then
@@ -46,21 +48,28 @@ run() {
         echo "map-demo: the job wrote no profile in $out/$1: this Pangea has no PANGEA_PROFILE" >&2
         exit 1
     fi
-    sed -n 's/.*iterations: \([0-9.]*\) us per iteration.*/\1/p' <<<"$log"
+    times+=" $(sed -n 's/.*iterations: \([0-9.]*\) us per iteration.*/\1/p' <<<"$log")"
 }
 
 echo "== bad placement, profiled"
-bad_times=$(run before "$out/bad.machinefile")
+run before "$out/bad.machinefile"
+bad_times=$times
 "$build/bin/pangea-prof" -o "$out/before" "$out/before" >"$out/before.summary" || exit 1
 "$build/bin/pangea-map" --hosts "$out/hosts" -o "$out/mapped.machinefile" "$out/before" |
     tee "$out/map.txt" || exit 1
 echo "== mapped placement, profiled"
-good_times=$(run after "$out/mapped.machinefile")
+times=""
+run after "$out/mapped.machinefile"
+good_times=$times
 "$build/bin/pangea-prof" -o "$out/after" "$out/after" >"$out/after.summary" || exit 1
 # More runs of each, alternated (the machine is shared: one run says little).
 for ((r = 1; r < repeat; r++)); do
-    bad_times+=" $(run before "$out/bad.machinefile")"
-    good_times+=" $(run after "$out/mapped.machinefile")"
+    times=""
+    run before "$out/bad.machinefile"
+    bad_times+=$times
+    times=""
+    run after "$out/mapped.machinefile"
+    good_times+=$times
 done
 
 internode() { sed -n 's/^inter-node bytes \([0-9]*\),.*/\1/p' "$1"; }

@@ -36,7 +36,8 @@ fail() {
 gen() {
     local name=$1
     shift
-    mkdir -p "$work/$name" && "$prog" "$work/$name" "$@" || fail "the generator failed: $*"
+    mkdir -p "$work/$name" || fail "cannot create $work/$name"
+    "$prog" "$work/$name" "$@" || fail "the generator failed: $*"
 }
 
 # run COMMAND...: its output in $out (shown indented), its status in $rc
