@@ -68,6 +68,13 @@ struct pg_topo_place {
     char switches[256];
 };
 void pg_topo_place(int pe, struct pg_topo_place *out);
+/* The switch path of host in a file of Slurm's topology.conf syntax (docs/topology.md), read
+ * as PANGEA_TOPOLOGY_FILE is: the leaf switch first, names joined by '/' (a profile's
+ * topology.csv column). Needs no job: pangea-map calls it. 0, or -1 with the message (naming
+ * the file and line) in error. */
+#define PG_TOPO_ERROR_TEXT 300
+int pg_topo_file_switches(const char *file, const char *host, char *switches, size_t len,
+                          char error[PG_TOPO_ERROR_TEXT]);
 
 /* SHMEM_INFO (PE 0): where the tree came from, the tree with each node and its PEs, each PE's
  * binding, and the node's NICs with the one the network uses. */

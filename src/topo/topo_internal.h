@@ -70,7 +70,7 @@ void topo_binding_text(const struct topo_machine *m, const struct topo_binding *
  * separated by '.', and the LinkSpeed of each (0 when not given). */
 #define TOPO_MAX_DEPTH 16
 #define TOPO_PATH_TEXT 256
-#define TOPO_ERROR_TEXT 300
+#define TOPO_ERROR_TEXT PG_TOPO_ERROR_TEXT
 struct topo_path {
     char names[TOPO_PATH_TEXT];
     uint32_t speed[TOPO_MAX_DEPTH];
