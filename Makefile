@@ -119,7 +119,7 @@ $(BUILD)/bin/pangea-tune: perf/pangea-tune.c tools/plot.c tools/plot.h $(STLIB) 
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_LIB) -O3 -Itools $(filter %.c,$^) -o $@ $(STLIB) $(LDLIBS_LIB)
 
-# The profile tools (docs/profile-tools.md) read PANGEA_PROFILE directories: pangea-prof draws
+# The profile tools (docs/profile.md) read PANGEA_PROFILE directories: pangea-prof draws
 # with gnuplot; pangea-map maps with Scotch and reads topology.conf files with src/topo (from
 # the static library).
 SCOTCH_CFLAGS := -I/usr/include/scotch
