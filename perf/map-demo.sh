@@ -54,14 +54,14 @@ run() {
 echo "== bad placement, profiled"
 run before "$out/bad.machinefile"
 bad_times=$times
-"$build/bin/pangea-prof" -o "$out/before" "$out/before" >"$out/before.summary" || exit 1
+"$build/bin/pangea-prof" -o "$out/heatmaps-before" "$out/before" >"$out/before.summary" || exit 1
 "$build/bin/pangea-map" --hosts "$out/hosts" -o "$out/mapped.machinefile" "$out/before" |
     tee "$out/map.txt" || exit 1
 echo "== mapped placement, profiled"
 times=""
 run after "$out/mapped.machinefile"
 good_times=$times
-"$build/bin/pangea-prof" -o "$out/after" "$out/after" >"$out/after.summary" || exit 1
+"$build/bin/pangea-prof" -o "$out/heatmaps-after" "$out/after" >"$out/after.summary" || exit 1
 # More runs of each, alternated (the machine is shared: one run says little).
 for ((r = 1; r < repeat; r++)); do
     times=""
@@ -76,4 +76,4 @@ internode() { sed -n 's/^inter-node bytes \([0-9]*\),.*/\1/p' "$1"; }
 printf '\n%-10s %18s %s\n' placement "inter-node bytes" "us per iteration (runs)"
 printf '%-10s %18s %s\n' bad "$(internode "$out/before.summary")" "$bad_times"
 printf '%-10s %18s %s\n' mapped "$(internode "$out/after.summary")" "$good_times"
-echo "heatmaps: $out/before/{pe,node}-bytes.png, $out/after/{pe,node}-bytes.png"
+echo "heatmaps: $out/heatmaps-before/{pe,node}-bytes.png, $out/heatmaps-after/{pe,node}-bytes.png"

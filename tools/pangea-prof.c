@@ -8,12 +8,14 @@
 #include "profile.h"
 #include "plot.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define TEXT_MAX_PES 64 /* a wider PE matrix is shown by node */
 
@@ -436,6 +438,10 @@ int main(int argc, char **argv)
             text_matrix("bytes PE to PE", p.bytes, p.npes, "PE");
         if (p.nnodes > 1 || p.npes > TEXT_MAX_PES)
             text_matrix("bytes node to node", nodes, p.nnodes, "node");
+    } else if (out && mkdir(out, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "pangea-prof: cannot make the directory %s for the heatmaps: %s\n", out,
+                strerror(errno));
+        status = 1;
     } else {
         status = heatmaps(&p, nodes, out ? out : dir);
     }
