@@ -58,7 +58,7 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
     /* After startup, so that only PE 0 warns (the environment is the same on every PE). */
     if (pg_world.me == 0)
         pg_config_warn_unknown(stderr);
-    pg_wait_init(requested_thread);
+    pg_wait_init();
     if (pg_memory_init(
             (size_t)pg_cfg.symmetric_size,
             pg_coll_internal_bytes((size_t)pg_world.npes, (size_t)pg_world.max_local_size)) != 0)

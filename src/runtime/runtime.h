@@ -278,11 +278,9 @@ uint64_t pg_now_ns(void);
 
 /* Polls before a waiter blocks (sleeps or yields), set at init and adapted as it runs. */
 extern long long pg_wait_spin_polls;
-/* Brings waiting up once the node is known (pg_world.local_size) for a job at thread level
- * thread_level: the mode, membarrier registration (without it, waits spin), the spin. At
- * SHMEM_THREAD_MULTIPLE across nodes waits spin: sleeping there hangs about 1 run in 6 of
- * tests/shmem/threads on 2 nodes (an open bug of the sleeping waits). */
-void pg_wait_init(int thread_level);
+/* Brings waiting up once the node is known (pg_world.local_size): the mode, membarrier
+ * registration (without it, waits spin), the spin. */
+void pg_wait_init(void);
 /* Sleeps, wake-ups, timeouts, and stalls: timeouts after which the condition held although
  * nobody had rung (a lost or missing wake-up). Counted in this process. */
 struct pg_wait_counts {
@@ -400,8 +398,7 @@ int pg_runtime_init(int requested_thread, int *provided_thread);
 void pg_runtime_fini(void);
 int pg_runtime_initialized(void);
 int pg_runtime_thread_level(void);
-/* The thread levels, numbered as SHMEM_THREAD_* and MPI_THREAD_* both are. */
+/* The single thread level, numbered as SHMEM_THREAD_SINGLE and MPI_THREAD_SINGLE both are. */
 #define PG_THREAD_SINGLE 0
-#define PG_THREAD_MULTIPLE 3
 
 #endif
