@@ -1258,7 +1258,13 @@ void pg_pipe_send_raw(int node, const void *bytes, size_t len)
 
 /* Driven from every wait loop: batched puts leave, replies are read and queued sends leave
  * even while a PE waits on its own memory (a barrier flag, wait_until), which another PE may
- * set only after seeing those puts. Skipped when another thread holds the lock. */
+ * set only after seeing those puts. Skipped when another thread holds the lock.
+ *
+ * The PE may sleep once every request has left (the provider has completed every send) and
+ * no get data is on its way: what may still come is small (acknowledgements, AMO results,
+ * grants), waits in the socket and is read at the next call. Waiting for the
+ * acknowledgements too kept a waiter polling and yielding for a round trip after each barrier
+ * signal it sent. */
 static int progress_while_waiting(void)
 {
     if (pthread_mutex_trylock(&c.lock) != 0)
@@ -1266,7 +1272,7 @@ static int progress_while_waiting(void)
     flush_batches();
     progress();
     give_back_due();
-    int idle = c.in_flight == 0 && c.oldest == c.next;
+    int idle = c.oldest == c.next && c.get_in_flight == 0;
     pthread_mutex_unlock(&c.lock);
     return idle;
 }

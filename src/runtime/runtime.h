@@ -311,8 +311,8 @@ static inline void pg_cpu_relax(void)
 #endif
 }
 /* Set by a module that must be driven while a PE waits (the network client, whose provider
- * may move data only when called); NULL on a single node. Returns 1 when nothing of this PE
- * is in flight (the PE may sleep), 0 when the network still needs driving. */
+ * may move data only when called); NULL on a single node. Returns 1 when the network needs no
+ * more driving by this PE (the PE may sleep: its requests have left), 0 when it does. */
 extern int (*pg_wait_progress)(void);
 
 static inline void pg_wait_step(struct pg_waiter *w)
