@@ -170,8 +170,9 @@ ARMCI_MPI_BENCH := $(if $(DEBIAN_ARMCI_H),$(BUILD)/perf/armci_bench_armci_mpi)
 OSHMEM_CC       := $(if $(wildcard /usr/lib/x86_64-linux-gnu/openmpi/include/shmem.h),/usr/bin/oshcc)
 OSHMEM_BENCH    := $(if $(OSHMEM_CC),$(BUILD)/perf/startup_bench_oshmem)
 bench: $(BENCHES) $(ARMCI_MPI_BENCH) $(OSHMEM_BENCH)
-# topo_bench sets a tunable between two team splits (A/B in one run): static, like pangea-tune.
-$(BUILD)/perf/topo_bench: perf/topo_bench.c $(STLIB) $(HEADERS) $(wildcard src/*/*.h)
+# topo_bench sets a tunable between two team splits, prof_bench switches profiling on and off
+# (A/B in one run): static, like pangea-tune.
+$(BUILD)/perf/topo_bench $(BUILD)/perf/prof_bench: $(BUILD)/perf/%: perf/%.c $(STLIB) $(HEADERS) $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -O3 -Isrc $< -o $@ $(STLIB) $(LDLIBS_LIB)
 

@@ -9,7 +9,8 @@
 #define PG_VERSION_STRING "0.1.0"
 
 /* The tunables: X(field, kind, environment name, default, category, meaning).
- * kind: SIZE (the OpenSHMEM size grammar), INT, BOOL, or a choice kind K: one word of the list
+ * kind: SIZE (the OpenSHMEM size grammar), INT, BOOL, TEXT (a path or name; read it with
+ * pg_cfg_text, NULL when empty), or a choice kind K: one word of the list
  * PG_WORDS_K (case-insensitive), the value being the word's index (below the table).
  * category: what the tunable is about (PG_CATEGORIES, below the table), which groups the
  * listings; meaning: one line (the longer story is in docs/). */
@@ -40,6 +41,9 @@
     X(pcntr, BOOL, "PANGEA_PCNTR", "0", DIAGNOSTICS,                                           \
       "Count each context's puts and gets for shmemx_pcntr_* (off: those counters read 0; "    \
       "on: one more increment per put and get)")                                               \
+    X(profile, TEXT, "PANGEA_PROFILE", "", DIAGNOSTICS,                                        \
+      "Directory where each PE writes its communication profile at finalize (pe-N.csv for "    \
+      "PE N, and topology.csv from PE 0; docs/profile.md); empty: no profile")                 \
     X(wait, WAIT, "PANGEA_WAIT", "sleep", WAITING,                                             \
       "How a PE waits (wait_until, signals, barriers and every collective, locks, quiet, "     \
       "ARMCI notify and mutexes): sleep (spin briefly, then sleep until whoever changes the "  \
@@ -118,13 +122,14 @@ enum pg_category { PG_CATEGORIES(PG_CATEGORY_ENUM) PG_CATEGORY_COUNT };
 #define PG_OVERSUBSCRIBED_SPIN_COUNT 50
 #define PG_SPIN_COUNT 2000
 
-enum pg_tunable_kind { PG_KIND_SIZE, PG_KIND_INT, PG_KIND_BOOL, PG_KIND_CHOICE };
+enum pg_tunable_kind { PG_KIND_SIZE, PG_KIND_INT, PG_KIND_BOOL, PG_KIND_TEXT, PG_KIND_CHOICE };
 
 /* Choice kinds: PG_KIND_K names PG_KIND_CHOICE, PG_WORDS_K lists the words (NULL-terminated,
  * in the order of the enumerators); the other kinds have no words. */
 #define PG_WORDS_SIZE NULL
 #define PG_WORDS_INT NULL
 #define PG_WORDS_BOOL NULL
+#define PG_WORDS_TEXT NULL
 
 /* PANGEA_HUGE_PAGES. Also names the kind of pages a heap got (hugetlb, thp or off). */
 enum pg_huge_pages { PG_HUGE_AUTO, PG_HUGE_HUGETLB, PG_HUGE_THP, PG_HUGE_OFF };
@@ -143,6 +148,12 @@ struct pg_config {
 };
 
 extern struct pg_config pg_cfg;
+
+/* The value of a TEXT tunable: its text, NULL when empty. */
+static inline const char *pg_cfg_text(long long value)
+{
+    return (const char *)(intptr_t)value;
+}
 
 /* Read every tunable from the environment (SHMEM_ wins over SMA_). Returns 0, or -1 after
  * printing which variable holds an invalid value. */
@@ -398,7 +409,8 @@ int pg_runtime_init(int requested_thread, int *provided_thread);
 void pg_runtime_fini(void);
 int pg_runtime_initialized(void);
 int pg_runtime_thread_level(void);
-/* The single thread level, numbered as SHMEM_THREAD_SINGLE and MPI_THREAD_SINGLE both are. */
+/* The thread levels, numbered as SHMEM_THREAD_* and MPI_THREAD_* both are. */
 #define PG_THREAD_SINGLE 0
+#define PG_THREAD_MULTIPLE 3
 
 #endif
