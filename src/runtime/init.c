@@ -59,7 +59,7 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
     /* After startup, so that only PE 0 warns (the environment is the same on every PE). */
     if (pg_world.me == 0)
         pg_config_warn_unknown(stderr);
-    pg_wait_init(requested_thread);
+    pg_wait_init();
     pg_prof_init(requested_thread == PG_THREAD_MULTIPLE);
     if (pg_memory_init(
             (size_t)pg_cfg.symmetric_size,

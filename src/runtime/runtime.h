@@ -289,11 +289,9 @@ uint64_t pg_now_ns(void);
 
 /* Polls before a waiter blocks (sleeps or yields), set at init and adapted as it runs. */
 extern long long pg_wait_spin_polls;
-/* Brings waiting up once the node is known (pg_world.local_size) for a job at thread level
- * thread_level: the mode, membarrier registration (without it, waits spin), the spin. At
- * SHMEM_THREAD_MULTIPLE across nodes waits spin: sleeping there hangs about 1 run in 6 of
- * tests/shmem/threads on 2 nodes (an open bug of the sleeping waits). */
-void pg_wait_init(int thread_level);
+/* Brings waiting up once the node is known (pg_world.local_size): the mode, membarrier
+ * registration (without it, waits spin), the spin. */
+void pg_wait_init(void);
 /* Sleeps, wake-ups, timeouts, and stalls: timeouts after which the condition held although
  * nobody had rung (a lost or missing wake-up). Counted in this process. */
 struct pg_wait_counts {
@@ -324,8 +322,8 @@ static inline void pg_cpu_relax(void)
 #endif
 }
 /* Set by a module that must be driven while a PE waits (the network client, whose provider
- * may move data only when called); NULL on a single node. Returns 1 when nothing of this PE
- * is in flight (the PE may sleep), 0 when the network still needs driving. */
+ * may move data only when called); NULL on a single node. Returns 1 when the network needs no
+ * more driving by this PE (the PE may sleep: its requests have left), 0 when it does. */
 extern int (*pg_wait_progress)(void);
 
 static inline void pg_wait_step(struct pg_waiter *w)
