@@ -468,6 +468,11 @@ void pg_boot_node_barrier(void)
 
 void pg_boot_abort(int status)
 {
+    /* MPICH's MPI_Abort may end a process by exit(), whose hooks land here again; a second
+     * MPI_Abort at MPI_THREAD_MULTIPLE fails an assertion and ends with status 1. */
+    static int aborting;
+    if (__atomic_exchange_n(&aborting, 1, __ATOMIC_SEQ_CST))
+        _exit(status);
     /* Hydra tears the job down as soon as it hears of the abort; give its proxy a moment to
      * forward what this PE just wrote (the error message, flushed stdio). */
     usleep(100 * 1000);

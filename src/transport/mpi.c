@@ -69,6 +69,7 @@ struct pg_net_ep {
     int *to_peer;
     int in_flight;
     size_t bytes_in_flight;
+    uint64_t last_event_ns; /* when a poll last found something */
 };
 
 /* Nothing to register: MPI takes any memory. A region is remembered only to be closed. */
@@ -80,10 +81,9 @@ static MPI_Comm comm = MPI_COMM_NULL;
 static int comm_size;
 static uint32_t next_tag; /* tags of this process's endpoints */
 
-/* Polls and yields for this long before sleeping; sleeps then double up to the most. */
+/* Waits poll and yield for this long after an endpoint's last event, then sleep (mpi_wait). */
 #define WAIT_YIELD_NS 50000
-#define WAIT_FIRST_SLEEP_NS 10000
-#define WAIT_MOST_SLEEP_NS 1000000
+#define WAIT_MOST_SLEEP_NS 16000000
 
 /* Pieces of one send (the protocol's replies have two: header and data). */
 #define MAX_PIECES 4
@@ -201,6 +201,7 @@ static struct pg_net_ep *mpi_ep_open(const char *role, size_t max_message)
     e->role = role;
     e->max_message = max_message;
     e->tag = __atomic_add_fetch(&next_tag, 1, __ATOMIC_RELAXED);
+    e->last_event_ns = pg_now_ns();
     return e;
 }
 
@@ -482,28 +483,34 @@ static int mpi_poll(struct pg_net_ep *e, struct pg_net_event *events, int max)
                                             .buffer_done = a->buffer_done};
         free(a);
     }
+    if (n)
+        __atomic_store_n(&e->last_event_ns, pg_now_ns(), __ATOMIC_RELAXED);
     pthread_mutex_unlock(&e->lock);
     return n;
 }
 
-/* MPI has no wait object to block on: poll and yield briefly, then poll between sleeps that
- * double up to WAIT_MOST_SLEEP_NS, so an idle server or waiter costs next to no CPU. */
+/* MPI has no wait object to block on (its blocking calls poll): poll and yield for
+ * WAIT_YIELD_NS after the endpoint's last event, then poll between sleeps of a quarter of the
+ * quiet spell so far (at most WAIT_MOST_SLEEP_NS). The spell spans calls: a caller that waits
+ * in short slices (the data server, 10 ms while PEs wait for grants) sleeps as long. */
 static int mpi_wait(struct pg_net_ep *e, struct pg_net_event *events, int max, int timeout_ms)
 {
-    uint64_t start = pg_now_ns(), deadline = start + (uint64_t)timeout_ms * 1000000;
-    long sleep_ns = WAIT_FIRST_SLEEP_NS;
+    uint64_t deadline = pg_now_ns() + (uint64_t)timeout_ms * 1000000;
     for (;;) {
         int n = mpi_poll(e, events, max);
         uint64_t now = pg_now_ns();
         if (n || now >= deadline)
             return n;
-        if (now - start < WAIT_YIELD_NS) {
+        uint64_t quiet = now - __atomic_load_n(&e->last_event_ns, __ATOMIC_RELAXED);
+        if (quiet < WAIT_YIELD_NS) {
             sched_yield();
             continue;
         }
-        struct timespec pause = {0, sleep_ns};
+        uint64_t sleep_ns = quiet / 4 > WAIT_MOST_SLEEP_NS ? WAIT_MOST_SLEEP_NS : quiet / 4;
+        if (sleep_ns > deadline - now)
+            sleep_ns = deadline - now;
+        struct timespec pause = {(time_t)(sleep_ns / 1000000000), (long)(sleep_ns % 1000000000)};
         nanosleep(&pause, NULL);
-        sleep_ns = sleep_ns * 2 > WAIT_MOST_SLEEP_NS ? WAIT_MOST_SLEEP_NS : sleep_ns * 2;
     }
 }
 
