@@ -222,10 +222,11 @@ endif
 # As root, the suite runs again with the PEs on two and on three emulated nodes (network
 # namespaces): three give uneven nodes (8 PEs: 3 + 3 + 2) and a server with PEs of two nodes.
 # The default provider there is net where libfabric has it; a 2-node pass runs over
-# tcp;ofi_rxm, the layered path most clusters' RDMA providers share (verbs;ofi_rxm), and a last
-# pass runs the credit tests across 16 nodes (16 x 1 and 16 x 2 PEs); the lines pinned to 4 and
-# 8 nodes (only-nodes=, the topology's switch trees of two and three leaf switches) run in
-# passes of their own.
+# tcp;ofi_rxm, the layered path most clusters' RDMA providers share (verbs;ofi_rxm), a 3-node
+# pass runs over the transport on MPI (PANGEA_TRANSPORT=mpi; the hybrid_traffic lines run over
+# it on 2 and 3 nodes in the default passes), and a last pass runs the credit tests across 16
+# nodes (16 x 1 and 16 x 2 PEs); the lines pinned to 4 and 8 nodes (only-nodes=, the
+# topology's switch trees of two and three leaf switches) run in passes of their own.
 check:
 	@tools/install-deps.sh test
 	$(MAKE) --no-print-directory all tests examples
@@ -235,6 +236,7 @@ check:
 	    TEST_NODES="$$nodes" tests/run-tests.sh $(BUILD) || exit 1; \
 	    if [ "$$nodes" != 1 ]; then \
 	        FI_PROVIDER='tcp;ofi_rxm' TEST_NODES=2 tests/run-tests.sh $(BUILD) || exit 1; \
+	        PANGEA_TRANSPORT=mpi TEST_NODES=3 tests/run-tests.sh $(BUILD) || exit 1; \
 	        TEST_NODES=16 tests/run-tests.sh $(BUILD) 'engine/credit' || exit 1; \
 	        TEST_PINNED_ONLY=1 TEST_NODES="4 8" tests/run-tests.sh $(BUILD) || exit 1; \
 	        tests/tune/quick-netns.sh $(BUILD); fi

@@ -29,7 +29,8 @@
 # multi-PE line across K emulated nodes (network namespaces, see tests/netns/README.md), NPES
 # PEs becoming K nodes of ceil(NPES/K) PEs (fewer nodes when NPES < K). Unit tests
 # (unit/NAME lines) run only in the first pass; engine/NAME tests run in every pass. Logs of a
-# K-node pass go to BUILD_DIR/test-logs/nodesK (nodesK-PROVIDER under FI_PROVIDER).
+# K-node pass go to BUILD_DIR/test-logs/nodesK (nodesK-PROVIDER under FI_PROVIDER, nodesK-mpi
+# under PANGEA_TRANSPORT=mpi).
 # TEST_PINNED_ONLY=1 runs only the lines with only-nodes= (those of each pass's node count).
 set -u
 
@@ -99,9 +100,9 @@ check_leak() { # check_leak LABEL
 run_pass() { # run_pass NODES FIRST-PASS
 local nodes=$1 first=$2
 logdir=$build/test-logs
-[ "$nodes" -gt 1 ] && logdir=$logdir/nodes$nodes${FI_PROVIDER:+-${FI_PROVIDER//[^A-Za-z0-9_]/_}}
+[ "$nodes" -gt 1 ] && logdir=$logdir/nodes$nodes${FI_PROVIDER:+-${FI_PROVIDER//[^A-Za-z0-9_]/_}}${PANGEA_TRANSPORT:+-$PANGEA_TRANSPORT}
 mkdir -p "$logdir" || exit 1
-[ "$nodes" -gt 1 ] && echo "== the list again across $nodes emulated nodes (network namespaces)${FI_PROVIDER:+, FI_PROVIDER=$FI_PROVIDER}"
+[ "$nodes" -gt 1 ] && echo "== the list again across $nodes emulated nodes (network namespaces)${FI_PROVIDER:+, FI_PROVIDER=$FI_PROVIDER}${PANGEA_TRANSPORT:+, PANGEA_TRANSPORT=$PANGEA_TRANSPORT}"
 while read -r name npes rest; do
     case "$name" in '' | '#'*) continue ;; esac
     if [ -n "$filter" ] && ! [[ "$name" =~ $filter ]]; then

@@ -134,6 +134,9 @@ static void report(FILE *out, int meanings)
         pg_config_check_provider(pg_net_provider());
         pg_net_describe(out);
         pg_net_fini();
+    } else if (pg_cfg.transport == PG_TRANSPORT_MPI) {
+        fprintf(out, "  mpi   MPI messages between nodes, opened by shmem_init once MPI runs "
+                     "(MPI_THREAD_MULTIPLE)\n");
     } else {
         fprintf(out, "  ofi   no usable libfabric provider: jobs must stay on one node\n");
     }

@@ -62,6 +62,12 @@
       "Seconds a PE waits, with nothing of its own in flight, before the hang watch counts "   \
       "it as blocked; a job whose PEs are all blocked or gone ends with a message (0: off; "   \
       "on only at SHMEM_THREAD_SINGLE)")                                                       \
+    X(transport, TRANSPORT, "PANGEA_TRANSPORT", "ofi", NETWORK,                                \
+      "What carries traffic between nodes: ofi (libfabric) or mpi (messages on a private "     \
+      "duplicate of the MPI library's world communicator; needs MPI_THREAD_MULTIPLE)")         \
+    X(mpi_credits, INT, "PANGEA_MPI_CREDITS", "16", NETWORK,                                   \
+      "Over PANGEA_TRANSPORT=mpi, most messages a process keeps in flight to one peer; to "    \
+      "all peers, 4 times as many and this many PANGEA_PIPELINE_BUFFER_SIZE of bytes")         \
     X(pipeline_buffers, INT, "PANGEA_PIPELINE_BUFFERS", "16", NETWORK,                         \
       "Send buffers per PE for off-node transfers: how many chunks one PE keeps in flight")    \
     X(pipeline_buffer_size, SIZE, "PANGEA_PIPELINE_BUFFER_SIZE", "64K", NETWORK,               \
@@ -140,6 +146,11 @@ enum pg_huge_pages { PG_HUGE_AUTO, PG_HUGE_HUGETLB, PG_HUGE_THP, PG_HUGE_OFF };
 enum pg_wait_mode { PG_WAIT_SLEEP, PG_WAIT_SPIN };
 #define PG_KIND_WAIT PG_KIND_CHOICE
 #define PG_WORDS_WAIT ((const char *const[]){"sleep", "spin", NULL})
+
+/* PANGEA_TRANSPORT. */
+enum pg_transport_kind { PG_TRANSPORT_OFI, PG_TRANSPORT_MPI };
+#define PG_KIND_TRANSPORT PG_KIND_CHOICE
+#define PG_WORDS_TRANSPORT ((const char *const[]){"ofi", "mpi", NULL})
 
 struct pg_config {
 #define PG_CONFIG_FIELD(field, kind, env, def, category, meaning) long long field;

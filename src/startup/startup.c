@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 struct pg_world pg_world;
@@ -203,6 +204,17 @@ static void discover_nodes(void)
     open_leaders_comm();
 }
 
+/* The mpi transport needs MPI_THREAD_MULTIPLE, but a program that starts MPI itself with
+ * MPI_Init (every ARMCI and Global Arrays program) gets MPICH's default level, SINGLE. Before
+ * main runs, PANGEA_TRANSPORT=mpi makes that default MULTIPLE (a user's value is kept; other
+ * MPI libraries need MPI_Init_thread, and shmem_init says so when the level is short). */
+__attribute__((constructor)) static void default_thread_level_for_transport(void)
+{
+    const char *transport = getenv("PANGEA_TRANSPORT");
+    if (transport && strcasecmp(transport, "mpi") == 0)
+        setenv("MPIR_CVAR_DEFAULT_THREAD_LEVEL", "MPI_THREAD_MULTIPLE", 0);
+}
+
 /* MPICH sets up shared memory between every pair of a node's ranks in MPI_Init (half its time
  * at 32 ranks on a node), for MPI's own messages. When we start MPI for a program that sends
  * none, that is waste: its MPI calls still work without it (through the network module's
@@ -229,9 +241,12 @@ int pg_startup_init(void)
         if (lean)
             setenv("MPIR_CVAR_NOLOCAL", "1", 1);
         /* We call MPI only at init, finalize and global exit, always from the initializing
-         * thread, so FUNNELED is all we need whatever level the program asked of us. */
+         * thread, so FUNNELED is all we need whatever level the program asked of us; but the
+         * mpi transport's data server thread sends and receives beside the PE. */
+        int level =
+            pg_cfg.transport == PG_TRANSPORT_MPI ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
         int provided;
-        int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+        int rc = MPI_Init_thread(NULL, NULL, level, &provided);
         if (lean)
             unsetenv("MPIR_CVAR_NOLOCAL"); /* the program's child processes do not inherit it */
         if (rc != MPI_SUCCESS) {
@@ -453,6 +468,11 @@ void pg_boot_node_barrier(void)
 
 void pg_boot_abort(int status)
 {
+    /* MPICH's MPI_Abort may end a process by exit(), whose hooks land here again; a second
+     * MPI_Abort at MPI_THREAD_MULTIPLE fails an assertion and ends with status 1. */
+    static int aborting;
+    if (__atomic_exchange_n(&aborting, 1, __ATOMIC_SEQ_CST))
+        _exit(status);
     /* Hydra tears the job down as soon as it hears of the abort; give its proxy a moment to
      * forward what this PE just wrote (the error message, flushed stdio). */
     usleep(100 * 1000);

@@ -1,5 +1,5 @@
 /* The libfabric path: provider selection, endpoints, sends, multi-receives, completions. */
-#include "transport.h"
+#include "transport_internal.h"
 
 #include "runtime/runtime.h"
 
@@ -120,7 +120,7 @@ static void rxm_eager_up_to(size_t max_message)
     setenv("FI_OFI_RXM_EAGER_LIMIT", value, 0);
 }
 
-int pg_net_init(size_t max_message)
+static int ofi_init(size_t max_message)
 {
     rxm_eager_up_to(max_message);
     char on_node_only[64] = "";
@@ -144,7 +144,7 @@ int pg_net_init(size_t max_message)
     return 0;
 }
 
-void pg_net_fini(void)
+static void ofi_fini(void)
 {
     if (fabric)
         fi_close(&fabric->fid);
@@ -154,17 +154,17 @@ void pg_net_fini(void)
     rma = local_mr = 0;
 }
 
-int pg_net_has_rma(void)
+static int ofi_has_rma(void)
 {
     return rma;
 }
 
-int pg_net_local_mr(void)
+static int ofi_local_mr(void)
 {
     return local_mr;
 }
 
-void pg_net_describe(FILE *out)
+static void ofi_describe(FILE *out)
 {
     if (!info) {
         fprintf(out, "  ofi   not opened\n");
@@ -194,22 +194,22 @@ void pg_net_describe(FILE *out)
                                                                     : "");
 }
 
-const char *pg_net_provider(void)
+static const char *ofi_provider(void)
 {
     return info->fabric_attr->prov_name;
 }
 
-const char *pg_net_domain(void)
+static const char *ofi_domain(void)
 {
     return info ? info->domain_attr->name : NULL;
 }
 
-size_t pg_net_max_msg(void)
+static size_t ofi_max_msg(void)
 {
     return info->ep_attr->max_msg_size;
 }
 
-struct pg_net_ep *pg_net_ep_open(const char *role, size_t max_message)
+static struct pg_net_ep *ofi_ep_open(const char *role, size_t max_message)
 {
     struct pg_net_ep *e = calloc(1, sizeof *e);
     if (!e)
@@ -235,7 +235,7 @@ struct pg_net_ep *pg_net_ep_open(const char *role, size_t max_message)
     return e;
 }
 
-void pg_net_ep_close(struct pg_net_ep *e)
+static void ofi_ep_close(struct pg_net_ep *e)
 {
     if (!e)
         return;
@@ -246,7 +246,7 @@ void pg_net_ep_close(struct pg_net_ep *e)
     free(e);
 }
 
-size_t pg_net_ep_name(struct pg_net_ep *e, void *addr)
+static size_t ofi_ep_name(struct pg_net_ep *e, void *addr)
 {
     size_t len = PG_NET_ADDR_MAX;
     if (fi_getname(&e->ep->fid, addr, &len) != 0)
@@ -254,7 +254,7 @@ size_t pg_net_ep_name(struct pg_net_ep *e, void *addr)
     return len;
 }
 
-fi_addr_t pg_net_av_insert(struct pg_net_ep *e, const void *addr)
+static fi_addr_t ofi_av_insert(struct pg_net_ep *e, const void *addr)
 {
     fi_addr_t fa = FI_ADDR_UNSPEC;
     if (fi_av_insert(e->av, addr, 1, &fa, 0, NULL) != 1)
@@ -269,8 +269,8 @@ static void progress(struct pg_net_ep *e)
     fi_cq_read(e->cq, NULL, 0);
 }
 
-void pg_net_sendv(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov, void **desc,
-                  size_t count, void *context)
+static void ofi_sendv(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov, void **desc,
+                      size_t count, void *context)
 {
     size_t total = 0;
     for (size_t i = 0; i < count; i++)
@@ -291,8 +291,8 @@ void pg_net_sendv(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov, vo
     }
 }
 
-void pg_net_post_multi_recv(struct pg_net_ep *e, struct pg_net_multi_recv *m, void *buf, size_t len,
-                            void *desc)
+static void ofi_post_multi_recv(struct pg_net_ep *e, struct pg_net_multi_recv *m, void *buf,
+                                size_t len, void *desc)
 {
     *m = (struct pg_net_multi_recv){.buf = buf, .len = len};
     struct iovec iov = {buf, len};
@@ -308,7 +308,8 @@ void pg_net_post_multi_recv(struct pg_net_ep *e, struct pg_net_multi_recv *m, vo
     }
 }
 
-struct pg_net_mr *pg_net_mr_reg(struct pg_net_ep *e, const void *buf, size_t len, uint64_t access)
+static struct pg_net_mr *ofi_mr_reg(struct pg_net_ep *e, const void *buf, size_t len,
+                                    uint64_t access)
 {
     /* Where the provider does not choose keys they must be unique within a domain. */
     static uint64_t next_key = 1;
@@ -325,22 +326,22 @@ struct pg_net_mr *pg_net_mr_reg(struct pg_net_ep *e, const void *buf, size_t len
     return m;
 }
 
-void *pg_net_mr_desc(const struct pg_net_mr *m)
+static void *ofi_mr_desc(const struct pg_net_mr *m)
 {
     return m ? fi_mr_desc(m->mr) : NULL;
 }
 
-uint64_t pg_net_mr_key(const struct pg_net_mr *m)
+static uint64_t ofi_mr_key(const struct pg_net_mr *m)
 {
     return fi_mr_key(m->mr);
 }
 
-uint64_t pg_net_mr_remote_base(const struct pg_net_mr *m)
+static uint64_t ofi_mr_remote_base(const struct pg_net_mr *m)
 {
     return m->remote_base;
 }
 
-void pg_net_mr_close(struct pg_net_mr *m)
+static void ofi_mr_close(struct pg_net_mr *m)
 {
     if (!m)
         return;
@@ -348,8 +349,8 @@ void pg_net_mr_close(struct pg_net_mr *m)
     free(m);
 }
 
-void pg_net_rma(struct pg_net_ep *e, int write, fi_addr_t peer, void *buf, size_t len, void *desc,
-                uint64_t addr, uint64_t key, void *context)
+static void ofi_rma(struct pg_net_ep *e, int write, fi_addr_t peer, void *buf, size_t len,
+                    void *desc, uint64_t addr, uint64_t key, void *context)
 {
     struct iovec iov = {buf, len};
     struct fi_rma_iov remote = {.addr = addr, .len = len, .key = key};
@@ -419,7 +420,7 @@ static int convert(struct pg_net_ep *e, ssize_t n, struct fi_cq_data_entry *entr
 
 #define MAX_EVENTS 64
 
-int pg_net_poll(struct pg_net_ep *e, struct pg_net_event *events, int max)
+static int ofi_poll(struct pg_net_ep *e, struct pg_net_event *events, int max)
 {
     struct fi_cq_data_entry entries[MAX_EVENTS];
     if (max > MAX_EVENTS)
@@ -427,10 +428,35 @@ int pg_net_poll(struct pg_net_ep *e, struct pg_net_event *events, int max)
     return convert(e, fi_cq_read(e->cq, entries, (size_t)max), entries, events);
 }
 
-int pg_net_wait(struct pg_net_ep *e, struct pg_net_event *events, int max, int timeout_ms)
+static int ofi_wait(struct pg_net_ep *e, struct pg_net_event *events, int max, int timeout_ms)
 {
     struct fi_cq_data_entry entries[MAX_EVENTS];
     if (max > MAX_EVENTS)
         max = MAX_EVENTS;
     return convert(e, fi_cq_sread(e->cq, entries, (size_t)max, NULL, timeout_ms), entries, events);
 }
+
+const struct pg_net_ops pg_net_ofi_ops = {
+    .init = ofi_init,
+    .fini = ofi_fini,
+    .has_rma = ofi_has_rma,
+    .local_mr = ofi_local_mr,
+    .describe = ofi_describe,
+    .provider = ofi_provider,
+    .domain = ofi_domain,
+    .max_msg = ofi_max_msg,
+    .ep_open = ofi_ep_open,
+    .ep_close = ofi_ep_close,
+    .ep_name = ofi_ep_name,
+    .av_insert = ofi_av_insert,
+    .sendv = ofi_sendv,
+    .post_multi_recv = ofi_post_multi_recv,
+    .mr_reg = ofi_mr_reg,
+    .mr_desc = ofi_mr_desc,
+    .mr_key = ofi_mr_key,
+    .mr_remote_base = ofi_mr_remote_base,
+    .mr_close = ofi_mr_close,
+    .rma = ofi_rma,
+    .poll = ofi_poll,
+    .wait = ofi_wait,
+};

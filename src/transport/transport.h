@@ -1,6 +1,8 @@
 /* transport: the network path between nodes — libfabric reliable-datagram (FI_EP_RDM)
- * endpoints with their completion queues and address vectors. The on-node path needs no
- * transport: it is the mapped memory of src/memory. */
+ * endpoints with their completion queues and address vectors, or (PANGEA_TRANSPORT=mpi) MPI
+ * messages on a private communicator that behave the same behind these functions
+ * (docs/transport.md). The on-node path needs no transport: it is the mapped memory of
+ * src/memory. */
 #ifndef PG_TRANSPORT_H
 #define PG_TRANSPORT_H
 
@@ -10,14 +12,15 @@
 #include <stdio.h>
 #include <sys/uio.h>
 
-/* Opens the fabric and domain of the chosen provider (FI_PROVIDER, or the first provider
- * found that reaches other nodes); max_message is the largest message the caller sends
- * (0: unknown). 0, or -1 with a message printed. */
+/* Opens the transport PANGEA_TRANSPORT names: over libfabric, the fabric and domain of the
+ * chosen provider (FI_PROVIDER, or the first provider found that reaches other nodes); over
+ * MPI, a duplicate of the world communicator (collective). max_message is the largest message
+ * the caller sends (0: unknown). 0, or -1 with a message printed. */
 int pg_net_init(size_t max_message);
 void pg_net_fini(void);
 /* Describes the provider and the capabilities found (pangea-info, SHMEM_INFO). */
 void pg_net_describe(FILE *out);
-/* The name of the provider opened (e.g. "tcp;ofi_rxm"). */
+/* The name of the provider opened (e.g. "tcp;ofi_rxm"; "mpi" over MPI). */
 const char *pg_net_provider(void);
 /* The name of the domain opened (a NIC or interface: "mlx5_0", "eth0"); NULL before init. */
 const char *pg_net_domain(void);

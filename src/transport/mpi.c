@@ -1,0 +1,571 @@
+/* The MPI path (PANGEA_TRANSPORT=mpi): the data server's protocol as MPI messages on a private
+ * duplicate of the world communicator, for sites where the MPI library is the only or the best
+ * way onto the network. An endpoint is a (rank, tag) pair; multi-receive buffers are emulated
+ * by matching each arriving message (MPI_Improbe) into the next free place of the oldest
+ * posted buffer, so they fill exactly as libfabric fills them; completions come from
+ * MPI_Testsome, receives in the order they were matched (MPI keeps each sender's order, the
+ * protocol's FI_ORDER_SAS). Messages in flight are capped per peer and per endpoint
+ * (PANGEA_MPI_CREDITS) so that an application's own MPI traffic keeps its share of the
+ * library's resources. No RMA: every transfer goes through the data servers. */
+#include "transport_internal.h"
+
+#include "runtime/runtime.h"
+#include "startup/startup.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* What an endpoint's name holds: its process's rank and the tag its messages carry. */
+struct mpi_name {
+    uint32_t rank, tag;
+};
+
+/* A message matched into a multi-receive buffer; reported once it and every one matched before
+ * it have landed. */
+struct arrival {
+    struct arrival *next;
+    struct pg_net_multi_recv *m;
+    char *buf;
+    size_t len;
+    int landed;
+    int buffer_done; /* the last message its buffer takes */
+};
+
+enum op_kind { OP_SEND, OP_SEND_COPY, OP_RECV };
+
+/* What an MPI request in flight is for. */
+struct op {
+    enum op_kind kind;
+    void *context;           /* OP_SEND: reported on completion */
+    void *copy;              /* OP_SEND_COPY: the caller's data, freed on completion */
+    struct arrival *arrival; /* OP_RECV */
+    int peer;                /* sends: the credits they hold */
+    size_t bytes;
+};
+
+struct pg_net_ep {
+    pthread_mutex_t lock; /* a PE's threads share its endpoint */
+    const char *role;
+    uint32_t tag;
+    size_t max_message;
+    /* Requests in flight, and what each is for (parallel arrays). */
+    MPI_Request *requests;
+    struct op *ops;
+    int *done; /* MPI_Testsome's indices and statuses */
+    MPI_Status *statuses;
+    int active, capacity;
+    /* Buffers awaiting messages, oldest first. */
+    struct pg_net_multi_recv **posted;
+    int nposted, posted_capacity;
+    struct arrival *first, *last; /* matched, not yet reported */
+    /* Completed sends not yet reported. */
+    struct pg_net_event *sent;
+    int nsent, sent_capacity;
+    /* Credits: sends in flight, by peer rank and in all, and their bytes. */
+    int *to_peer;
+    int in_flight;
+    size_t bytes_in_flight;
+    uint64_t last_event_ns; /* when a poll last found something */
+};
+
+/* Nothing to register: MPI takes any memory. A region is remembered only to be closed. */
+struct pg_net_mr {
+    const void *base;
+};
+
+static MPI_Comm comm = MPI_COMM_NULL;
+static int comm_size;
+static uint32_t next_tag; /* tags of this process's endpoints */
+
+/* Waits poll and yield for this long after an endpoint's last event, then sleep (mpi_wait). */
+#define WAIT_YIELD_NS 50000
+#define WAIT_MOST_SLEEP_NS 16000000
+
+/* Pieces of one send (the protocol's replies have two: header and data). */
+#define MAX_PIECES 4
+
+static fi_addr_t address(uint32_t rank, uint32_t tag)
+{
+    return (fi_addr_t)tag << 32 | rank;
+}
+
+static int mpi_init(size_t max_message)
+{
+    (void)max_message; /* MPI takes messages of any size */
+    int initialized = 0, finalized = 0, provided = MPI_THREAD_SINGLE;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (!initialized || finalized)
+        return -1; /* a tool without MPI (pangea-info): shmem_init always has it running */
+    MPI_Query_thread(&provided);
+    if (provided != MPI_THREAD_MULTIPLE) {
+        fprintf(stderr,
+                "pangea: shmem_init: PANGEA_TRANSPORT=mpi needs MPI_THREAD_MULTIPLE (the data "
+                "server thread sends and receives beside the PE), but the MPI library was "
+                "initialized at a lower level; start MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE) "
+                "(MPICH: or leave MPIR_CVAR_DEFAULT_THREAD_LEVEL unset) or use "
+                "PANGEA_TRANSPORT=ofi\n");
+        return -1;
+    }
+    if (pg_cfg.mpi_credits < 1) {
+        fprintf(stderr,
+                "pangea: shmem_init: PANGEA_MPI_CREDITS=%lld: at least 1 message must be "
+                "allowed in flight\n",
+                pg_cfg.mpi_credits);
+        return -1;
+    }
+    MPI_Comm_dup(pg_startup_world(), &comm);
+    MPI_Comm_size(comm, &comm_size);
+    return 0;
+}
+
+static void mpi_fini(void)
+{
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (comm != MPI_COMM_NULL && !finalized)
+        MPI_Comm_free(&comm);
+    comm = MPI_COMM_NULL;
+}
+
+static int mpi_has_rma(void)
+{
+    return 0;
+}
+
+static int mpi_local_mr(void)
+{
+    return 0;
+}
+
+static void mpi_describe(FILE *out)
+{
+    if (comm == MPI_COMM_NULL) {
+        fprintf(out, "  mpi   not opened\n");
+        return;
+    }
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    version[strcspn(version, "\n")] = 0;
+    fprintf(out, "  mpi   messages on a private duplicate of the world communicator (%s)\n",
+            version);
+    fprintf(out,
+            "        in flight: %lld messages to a peer, %lld and %lld bytes in all per endpoint "
+            "(PANGEA_MPI_CREDITS)\n",
+            pg_cfg.mpi_credits, 4 * pg_cfg.mpi_credits,
+            pg_cfg.mpi_credits * pg_cfg.pipeline_buffer_size);
+    fprintf(out, "        every off-node transfer, AMO and accumulate: requests to the target "
+                 "node's data server, through the pipeline (no RMA)\n");
+}
+
+static const char *mpi_provider(void)
+{
+    return "mpi";
+}
+
+static const char *mpi_domain(void)
+{
+    return NULL; /* the MPI library chooses the interface */
+}
+
+static size_t mpi_max_msg(void)
+{
+    return INT_MAX;
+}
+
+static void *grow(void *array, int *capacity, int least, size_t element)
+{
+    if (least <= *capacity)
+        return array;
+    int cap = *capacity ? *capacity : 16;
+    while (cap < least)
+        cap *= 2;
+    void *bigger = realloc(array, (size_t)cap * element);
+    if (!bigger)
+        pg_fatal("transport", "out of memory for the mpi transport's requests");
+    *capacity = cap;
+    return bigger;
+}
+
+static struct pg_net_ep *mpi_ep_open(const char *role, size_t max_message)
+{
+    struct pg_net_ep *e = calloc(1, sizeof *e);
+    if (!e || !(e->to_peer = calloc((size_t)comm_size, sizeof *e->to_peer)))
+        pg_fatal("transport", "out of memory");
+    pthread_mutex_init(&e->lock, NULL);
+    e->role = role;
+    e->max_message = max_message;
+    e->tag = __atomic_add_fetch(&next_tag, 1, __ATOMIC_RELAXED);
+    e->last_event_ns = pg_now_ns();
+    return e;
+}
+
+static size_t mpi_ep_name(struct pg_net_ep *e, void *addr)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    struct mpi_name name = {(uint32_t)rank, e->tag};
+    memcpy(addr, &name, sizeof name);
+    return sizeof name;
+}
+
+static fi_addr_t mpi_av_insert(struct pg_net_ep *e, const void *addr)
+{
+    struct mpi_name name;
+    memcpy(&name, addr, sizeof name);
+    if (name.rank >= (uint32_t)comm_size)
+        pg_fatal("transport", "%s endpoint: address of rank %u in a job of %d", e->role, name.rank,
+                 comm_size);
+    return address(name.rank, name.tag);
+}
+
+static void add_request(struct pg_net_ep *e, MPI_Request request, struct op op)
+{
+    if (e->active == e->capacity) {
+        int cap = e->capacity ? 2 * e->capacity : 16;
+        MPI_Request *requests = realloc(e->requests, (size_t)cap * sizeof *requests);
+        if (requests)
+            e->requests = requests;
+        struct op *ops = realloc(e->ops, (size_t)cap * sizeof *ops);
+        if (ops)
+            e->ops = ops;
+        int *done = realloc(e->done, (size_t)cap * sizeof *done);
+        if (done)
+            e->done = done;
+        MPI_Status *statuses = realloc(e->statuses, (size_t)cap * sizeof *statuses);
+        if (statuses)
+            e->statuses = statuses;
+        if (!requests || !ops || !done || !statuses)
+            pg_fatal("transport", "out of memory for the mpi transport's requests");
+        e->capacity = cap;
+    }
+    e->requests[e->active] = request;
+    e->ops[e->active++] = op;
+}
+
+static size_t align_up(size_t at)
+{
+    return (at + 7) & ~(size_t)7;
+}
+
+/* Matches waiting messages into the posted buffers, oldest buffer first. Lock held. */
+static void match_arrivals(struct pg_net_ep *e)
+{
+    while (e->nposted) {
+        int flag = 0, count = 0;
+        MPI_Message message;
+        MPI_Status status;
+        MPI_Improbe(MPI_ANY_SOURCE, (int)e->tag, comm, &flag, &message, &status);
+        if (!flag)
+            return;
+        MPI_Get_count(&status, MPI_BYTE, &count);
+        if ((size_t)count > e->max_message)
+            pg_fatal("transport",
+                     "%s endpoint: a %d-byte message from rank %d, more than the %zu "
+                     "its buffers take",
+                     e->role, count, status.MPI_SOURCE, e->max_message);
+        struct pg_net_multi_recv *m = e->posted[0];
+        size_t at = align_up(m->reached);
+        struct arrival *a = malloc(sizeof *a);
+        if (!a)
+            pg_fatal("transport", "out of memory for an arrival");
+        *a = (struct arrival){.m = m, .buf = m->buf + at, .len = (size_t)count};
+        m->reached = at + (size_t)count;
+        if (m->len - align_up(m->reached) < e->max_message) {
+            m->released = 1;
+            a->buffer_done = 1;
+            memmove(e->posted, e->posted + 1, (size_t)--e->nposted * sizeof *e->posted);
+        }
+        if (e->last)
+            e->last->next = a;
+        else
+            e->first = a;
+        e->last = a;
+        MPI_Request request;
+        MPI_Imrecv(a->buf, count, MPI_BYTE, &message, &request);
+        add_request(e, request, (struct op){.kind = OP_RECV, .arrival = a});
+    }
+}
+
+static void completed(struct pg_net_ep *e, const struct op *op)
+{
+    if (op->kind == OP_RECV) {
+        op->arrival->landed = 1;
+        op->arrival->m->landed += op->arrival->len;
+        return;
+    }
+    e->to_peer[op->peer]--;
+    e->in_flight--;
+    e->bytes_in_flight -= op->bytes;
+    if (op->kind == OP_SEND_COPY) {
+        free(op->copy);
+        return;
+    }
+    e->sent = grow(e->sent, &e->sent_capacity, e->nsent + 1, sizeof *e->sent);
+    e->sent[e->nsent++] = (struct pg_net_event){.context = op->context};
+}
+
+/* Drives MPI's progress for the endpoint: new arrivals matched, finished requests collected.
+ * Lock held. */
+static void drive(struct pg_net_ep *e)
+{
+    match_arrivals(e);
+    if (!e->active)
+        return;
+    int n = 0;
+    MPI_Testsome(e->active, e->requests, &n, e->done, e->statuses);
+    if (n == MPI_UNDEFINED || n == 0)
+        return;
+    for (int i = 0; i < n; i++)
+        completed(e, &e->ops[e->done[i]]);
+    int kept = 0;
+    for (int i = 0; i < e->active; i++) {
+        if (e->requests[i] == MPI_REQUEST_NULL)
+            continue;
+        e->requests[kept] = e->requests[i];
+        e->ops[kept++] = e->ops[i];
+    }
+    e->active = kept;
+}
+
+/* Whether a send of bytes to peer stays within the credits. Lock held. */
+static int credit_for(const struct pg_net_ep *e, int peer, size_t bytes)
+{
+    long long credits = pg_cfg.mpi_credits;
+    size_t byte_credits = (size_t)(credits * pg_cfg.pipeline_buffer_size);
+    return e->to_peer[peer] < credits && e->in_flight < 4 * credits &&
+           (e->in_flight == 0 || e->bytes_in_flight + bytes <= byte_credits);
+}
+
+static void mpi_sendv(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov, void **desc,
+                      size_t count, void *context)
+{
+    (void)desc;
+    int peer = (int)(to & 0xffffffffu), tag = (int)(to >> 32);
+    size_t total = 0;
+    for (size_t i = 0; i < count; i++)
+        total += iov[i].iov_len;
+    if (total > INT_MAX || count > MAX_PIECES)
+        pg_fatal("transport",
+                 "a %zu-byte send in %zu pieces: the mpi transport takes at most "
+                 "%d pieces and INT_MAX bytes",
+                 total, count, MAX_PIECES);
+    pthread_mutex_lock(&e->lock);
+    while (!credit_for(e, peer, total)) {
+        drive(e);
+        if (credit_for(e, peer, total))
+            break;
+        pthread_mutex_unlock(&e->lock);
+        sched_yield();
+        pthread_mutex_lock(&e->lock);
+    }
+    struct op op = {.kind = OP_SEND, .context = context, .peer = peer, .bytes = total};
+    MPI_Request request;
+    if (!context) {
+        /* Complete at once for the caller: it may reuse its buffers on return. */
+        char *copy = malloc(total ? total : 1);
+        if (!copy)
+            pg_fatal("transport", "out of memory for a %zu-byte send", total);
+        size_t at = 0;
+        for (size_t i = 0; i < count; i++) {
+            memcpy(copy + at, iov[i].iov_base, iov[i].iov_len);
+            at += iov[i].iov_len;
+        }
+        op.kind = OP_SEND_COPY;
+        op.copy = copy;
+        MPI_Isend(copy, (int)total, MPI_BYTE, peer, tag, comm, &request);
+    } else if (count == 1) {
+        MPI_Isend(iov[0].iov_base, (int)total, MPI_BYTE, peer, tag, comm, &request);
+    } else {
+        /* The pieces (a reply's header and its data) as one message, without a copy. */
+        int lengths[MAX_PIECES];
+        MPI_Aint places[MAX_PIECES];
+        for (size_t i = 0; i < count; i++) {
+            lengths[i] = (int)iov[i].iov_len;
+            MPI_Get_address(iov[i].iov_base, &places[i]);
+        }
+        MPI_Datatype pieces;
+        MPI_Type_create_hindexed((int)count, lengths, places, MPI_BYTE, &pieces);
+        MPI_Type_commit(&pieces);
+        MPI_Isend(MPI_BOTTOM, 1, pieces, peer, tag, comm, &request);
+        MPI_Type_free(&pieces); /* MPI keeps it until the send completes */
+    }
+    e->to_peer[peer]++;
+    e->in_flight++;
+    e->bytes_in_flight += total;
+    add_request(e, request, op);
+    pthread_mutex_unlock(&e->lock);
+}
+
+static void mpi_post_multi_recv(struct pg_net_ep *e, struct pg_net_multi_recv *m, void *buf,
+                                size_t len, void *desc)
+{
+    (void)desc;
+    if (len < e->max_message)
+        pg_fatal("transport",
+                 "%s endpoint: a %zu-byte receive buffer cannot hold a %zu-byte "
+                 "message",
+                 e->role, len, e->max_message);
+    *m = (struct pg_net_multi_recv){.buf = buf, .len = len};
+    pthread_mutex_lock(&e->lock);
+    e->posted = grow(e->posted, &e->posted_capacity, e->nposted + 1, sizeof *e->posted);
+    e->posted[e->nposted++] = m;
+    pthread_mutex_unlock(&e->lock);
+}
+
+static struct pg_net_mr *mpi_mr_reg(struct pg_net_ep *e, const void *buf, size_t len,
+                                    uint64_t access)
+{
+    (void)e, (void)len, (void)access;
+    struct pg_net_mr *m = malloc(sizeof *m);
+    if (!m)
+        pg_fatal("transport", "out of memory");
+    m->base = buf;
+    return m;
+}
+
+static void *mpi_mr_desc(const struct pg_net_mr *m)
+{
+    (void)m;
+    return NULL;
+}
+
+static uint64_t mpi_mr_key(const struct pg_net_mr *m)
+{
+    (void)m;
+    return 0;
+}
+
+static uint64_t mpi_mr_remote_base(const struct pg_net_mr *m)
+{
+    return (uint64_t)(uintptr_t)m->base;
+}
+
+static void mpi_mr_close(struct pg_net_mr *m)
+{
+    free(m);
+}
+
+static void mpi_rma(struct pg_net_ep *e, int write, fi_addr_t peer, void *buf, size_t len,
+                    void *desc, uint64_t addr, uint64_t key, void *context)
+{
+    (void)peer, (void)buf, (void)desc, (void)addr, (void)key, (void)context;
+    pg_fatal("transport",
+             "%s endpoint: a direct RMA %s of %zu bytes, but the mpi transport "
+             "offers none (pg_net_has_rma is 0)",
+             e->role, write ? "write" : "read", len);
+}
+
+/* Completed sends first, then the receives that landed, in the order they were matched. */
+static int mpi_poll(struct pg_net_ep *e, struct pg_net_event *events, int max)
+{
+    pthread_mutex_lock(&e->lock);
+    drive(e);
+    int n = 0;
+    int sends = e->nsent < max ? e->nsent : max;
+    memcpy(events, e->sent, (size_t)sends * sizeof *events);
+    memmove(e->sent, e->sent + sends, (size_t)(e->nsent - sends) * sizeof *e->sent);
+    e->nsent -= sends;
+    n = sends;
+    while (n < max && e->first && e->first->landed) {
+        struct arrival *a = e->first;
+        if (!(e->first = a->next))
+            e->last = NULL;
+        events[n++] = (struct pg_net_event){.context = a->m,
+                                            .buf = a->buf,
+                                            .len = a->len,
+                                            .is_recv = 1,
+                                            .buffer_done = a->buffer_done};
+        free(a);
+    }
+    if (n)
+        __atomic_store_n(&e->last_event_ns, pg_now_ns(), __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&e->lock);
+    return n;
+}
+
+/* MPI has no wait object to block on (its blocking calls poll): poll and yield for
+ * WAIT_YIELD_NS after the endpoint's last event, then poll between sleeps of a quarter of the
+ * quiet spell so far (at most WAIT_MOST_SLEEP_NS). The spell spans calls: a caller that waits
+ * in short slices (the data server, 10 ms while PEs wait for grants) sleeps as long. */
+static int mpi_wait(struct pg_net_ep *e, struct pg_net_event *events, int max, int timeout_ms)
+{
+    uint64_t deadline = pg_now_ns() + (uint64_t)timeout_ms * 1000000;
+    for (;;) {
+        int n = mpi_poll(e, events, max);
+        uint64_t now = pg_now_ns();
+        if (n || now >= deadline)
+            return n;
+        uint64_t quiet = now - __atomic_load_n(&e->last_event_ns, __ATOMIC_RELAXED);
+        if (quiet < WAIT_YIELD_NS) {
+            sched_yield();
+            continue;
+        }
+        uint64_t sleep_ns = quiet / 4 > WAIT_MOST_SLEEP_NS ? WAIT_MOST_SLEEP_NS : quiet / 4;
+        if (sleep_ns > deadline - now)
+            sleep_ns = deadline - now;
+        struct timespec pause = {(time_t)(sleep_ns / 1000000000), (long)(sleep_ns % 1000000000)};
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* Every PE has quieted: what is in flight completes by itself. */
+static void mpi_ep_close(struct pg_net_ep *e)
+{
+    if (!e)
+        return;
+    pthread_mutex_lock(&e->lock);
+    while (e->active) {
+        drive(e);
+        if (e->active) {
+            pthread_mutex_unlock(&e->lock);
+            sched_yield();
+            pthread_mutex_lock(&e->lock);
+        }
+    }
+    pthread_mutex_unlock(&e->lock);
+    while (e->first) {
+        struct arrival *a = e->first;
+        e->first = a->next;
+        free(a);
+    }
+    pthread_mutex_destroy(&e->lock);
+    free(e->requests);
+    free(e->ops);
+    free(e->done);
+    free(e->statuses);
+    free(e->posted);
+    free(e->sent);
+    free(e->to_peer);
+    free(e);
+}
+
+const struct pg_net_ops pg_net_mpi_ops = {
+    .init = mpi_init,
+    .fini = mpi_fini,
+    .has_rma = mpi_has_rma,
+    .local_mr = mpi_local_mr,
+    .describe = mpi_describe,
+    .provider = mpi_provider,
+    .domain = mpi_domain,
+    .max_msg = mpi_max_msg,
+    .ep_open = mpi_ep_open,
+    .ep_close = mpi_ep_close,
+    .ep_name = mpi_ep_name,
+    .av_insert = mpi_av_insert,
+    .sendv = mpi_sendv,
+    .post_multi_recv = mpi_post_multi_recv,
+    .mr_reg = mpi_mr_reg,
+    .mr_desc = mpi_mr_desc,
+    .mr_key = mpi_mr_key,
+    .mr_remote_base = mpi_mr_remote_base,
+    .mr_close = mpi_mr_close,
+    .rma = mpi_rma,
+    .poll = mpi_poll,
+    .wait = mpi_wait,
+};
