@@ -9,7 +9,9 @@ set -e
 mode=${1:-all}
 # Build and run: a compiler, MPICH (the bootstrap), libfabric (the network between nodes).
 run="build-essential pkg-config mpich libmpich-dev libfabric-dev libfabric-bin libhwloc-dev"
-# Tests: clang (the clang build), iproute2 (the emulated nodes: network namespaces), man-db
+# Tests: clang (the clang build, and the BPF program that corrupts emulated links: tests/netns/
+# corrupt.bpf.c; its headers come with build-essential), iproute2 (the emulated nodes: network
+# namespaces, and tc), man-db
 # (the man-page check), and Debian's ARMCI-MPI, Global Arrays and ScaLAPACK (the ARMCI
 # binary-compatibility tests and the ARMCI benchmark's reference build).
 test="clang iproute2 man-db libarmci-mpi-dev libglobalarrays-dev libscalapack-mpich-dev"
