@@ -22,6 +22,7 @@
  * Contiguous puts and gets of PANGEA_DIRECT_RMA_THRESHOLD bytes or more skip the copies: one
  * RMA between the caller's buffer and the target's memory, as registered by its node's
  * server, when the provider offers RMA. */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "pipe_internal.h"
 
 #include "memory/memory.h"
@@ -29,6 +30,7 @@
 #include "startup/startup.h"
 
 #include <pthread.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,6 +171,8 @@ static struct {
     int reliable;          /* retransmission on (pg_ds_reliable) */
     uint64_t next_scan_ns; /* when requests are next looked at for retransmission */
     uint64_t corrupt, retransmissions;
+    pthread_t resender; /* with retransmission on: resends while the PE is elsewhere */
+    int resender_running, resender_stop;
     struct pg_ds_bounce bounce; /* a reply that landed misaligned, copied */
 } c = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -1510,6 +1514,48 @@ void pipe_client_heap_grown(void)
     pthread_mutex_unlock(&c.lock);
 }
 
+/* With retransmission on, requests must go again even while the PE is outside the library —
+ * computing, or blocked in an MPI call that waits for a PE whose request of mine was lost: a
+ * thread of the PE's own looks every RESEND_PERIOD_MS while requests are in flight (and
+ * sleeps longer when none are), taking the client's lock only when it is free. */
+#define RESEND_PERIOD_MS 2
+#define RESEND_IDLE_MS 20
+static void *resender_main(void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&c.resender_stop, __ATOMIC_ACQUIRE)) {
+        int busy = 0;
+        if (pthread_mutex_trylock(&c.lock) == 0) {
+            if (c.reliable && c.in_flight > 0) {
+                progress();
+                busy = 1;
+            }
+            pthread_mutex_unlock(&c.lock);
+        }
+        struct timespec pause = {0, (busy ? RESEND_PERIOD_MS : RESEND_IDLE_MS) * 1000000L};
+        nanosleep(&pause, NULL);
+    }
+    return NULL;
+}
+
+static void start_resender(void)
+{
+    c.resender_stop = 0;
+    if (pthread_create(&c.resender, NULL, resender_main, NULL) != 0)
+        pg_fatal("shmem_init", "cannot start the retransmission thread");
+    pthread_setname_np(c.resender, "pangea-resend");
+    c.resender_running = 1;
+}
+
+static void stop_resender(void)
+{
+    if (!c.resender_running)
+        return;
+    __atomic_store_n(&c.resender_stop, 1, __ATOMIC_RELEASE);
+    pthread_join(c.resender, NULL);
+    c.resender_running = 0;
+}
+
 void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t regions_offset)
 {
     int nnodes = pg_world.nnodes;
@@ -1557,6 +1603,8 @@ void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t region
     c.reliable = pg_ds_reliable();
     c.next_scan_ns = 0;
     pg_wait_progress = progress_while_waiting;
+    if (c.reliable)
+        start_resender();
 }
 
 struct pg_net_ep *pg_pipe_ep(void)
@@ -1572,6 +1620,7 @@ static int region_idle(const void *arg)
 
 void pipe_client_close(void)
 {
+    stop_resender();
     pg_wait_progress = NULL;
     pthread_mutex_lock(&c.lock);
     /* A control message whose acknowledgement was lost after the last barrier is neither
