@@ -41,8 +41,7 @@ static __u32 (*prandom_u32)(void) = (void *)BPF_FUNC_get_prandom_u32;
 static int looks_like_header(const unsigned char *b)
 {
     return b[0] == PANGEA_VERSION && b[1] >= 1 && b[1] <= PANGEA_LAST_TYPE && b[2] < 8 &&
-           b[3] < 8 && (b[4] == 0 || b[4] == 4 || b[4] == 8) && b[5] <= 1 && b[6] < 4 &&
-           b[7] < 4;
+           b[3] < 8 && (b[4] == 0 || b[4] == 4 || b[4] == 8) && b[5] <= 1 && b[6] < 4 && b[7] < 4;
 }
 
 __attribute__((section("classifier"), used)) int corrupt(struct __sk_buff *skb)
