@@ -31,7 +31,7 @@ SHLIB     := $(BUILD)/lib/libpangea.so
 SHLIB_FILE := $(BUILD)/lib/libpangea.so.$(VERSION)
 STLIB     := $(BUILD)/lib/libpangea.a
 TOOLS     := $(BUILD)/bin/oshcc $(BUILD)/bin/oshc++ $(BUILD)/bin/oshrun $(BUILD)/bin/pangea-info \
-             $(BUILD)/bin/pangea-tune
+             $(BUILD)/bin/pangea-tune $(BUILD)/bin/pangea-prof $(BUILD)/bin/pangea-map
 
 # Programs built against the in-tree library.
 PROG_STD    = -std=c11
@@ -43,6 +43,8 @@ SHMEM_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/shmem/*.c)
 ARMCI_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/armci/*.c))
 UNIT_TESTS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/*.c tests/engine/*.c))
 CXX_TESTS   := $(patsubst tests/%.cpp,$(BUILD)/tests/%,$(wildcard tests/unit/*.cpp))
+# The profile tools' tests: a generator of profiles with known patterns (tests/prof/tools.sh).
+TOOL_TESTS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/prof/*.c))
 EXAMPLES    := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
 # ARMCI binary compatibility, built when Debian's packages are there (tools/install-deps.sh):
@@ -112,11 +114,28 @@ $(BUILD)/bin/pangea-info: tools/pangea-info.c $(STLIB)
 
 # The tuning tool sets the engine's tunables and reopens the pipeline: it links the static
 # library, like pangea-info.
-$(BUILD)/bin/pangea-tune: perf/pangea-tune.c $(STLIB) $(HEADERS) $(wildcard src/*/*.h)
+$(BUILD)/bin/pangea-tune: perf/pangea-tune.c tools/plot.c tools/plot.h $(STLIB) $(HEADERS) \
+                          $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_LIB) -O3 $< -o $@ $(STLIB) $(LDLIBS_LIB)
+	$(CC) $(CFLAGS_LIB) -O3 -Itools $(filter %.c,$^) -o $@ $(STLIB) $(LDLIBS_LIB)
 
-tests: $(SHMEM_TESTS) $(ARMCI_TESTS) $(COMPAT_TESTS) $(UNIT_TESTS) $(CXX_TESTS)
+# The profile tools (docs/profile.md) read PANGEA_PROFILE directories: pangea-prof draws
+# with gnuplot; pangea-map maps with Scotch and reads topology.conf files with src/topo (from
+# the static library).
+SCOTCH_CFLAGS := -I/usr/include/scotch
+SCOTCH_LIBS   := -lscotch -lscotcherr
+TOOL_CFLAGS    = -std=gnu11 $(OPT) $(WARN) $(SAN) -Itools
+$(BUILD)/bin/pangea-prof: tools/pangea-prof.c tools/profile.c tools/plot.c tools/profile.h \
+                          tools/plot.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) $(filter %.c,$^) -o $@ -lm
+
+$(BUILD)/bin/pangea-map: tools/pangea-map.c tools/profile.c tools/profile.h src/topo/topo.h $(STLIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -Isrc $(SCOTCH_CFLAGS) $(filter %.c,$^) -o $@ $(STLIB) $(SCOTCH_LIBS) \
+	    $(LDLIBS_LIB)
+
+tests: $(SHMEM_TESTS) $(ARMCI_TESTS) $(COMPAT_TESTS) $(UNIT_TESTS) $(CXX_TESTS) $(TOOL_TESTS)
 
 $(BUILD)/tests/shmem/%: tests/shmem/%.c $(SHLIB) $(wildcard tests/common/*.h)
 	@mkdir -p $(dir $@)
@@ -170,8 +189,9 @@ ARMCI_MPI_BENCH := $(if $(DEBIAN_ARMCI_H),$(BUILD)/perf/armci_bench_armci_mpi)
 OSHMEM_CC       := $(if $(wildcard /usr/lib/x86_64-linux-gnu/openmpi/include/shmem.h),/usr/bin/oshcc)
 OSHMEM_BENCH    := $(if $(OSHMEM_CC),$(BUILD)/perf/startup_bench_oshmem)
 bench: $(BENCHES) $(ARMCI_MPI_BENCH) $(OSHMEM_BENCH)
-# topo_bench sets a tunable between two team splits (A/B in one run): static, like pangea-tune.
-$(BUILD)/perf/topo_bench: perf/topo_bench.c $(STLIB) $(HEADERS) $(wildcard src/*/*.h)
+# topo_bench sets a tunable between two team splits, prof_bench switches profiling on and off
+# (A/B in one run): static, like pangea-tune.
+$(BUILD)/perf/topo_bench $(BUILD)/perf/prof_bench: $(BUILD)/perf/%: perf/%.c $(STLIB) $(HEADERS) $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -O3 -Isrc $< -o $@ $(STLIB) $(LDLIBS_LIB)
 
@@ -251,7 +271,8 @@ INSTALLED := $(patsubst %,include/%,$(notdir $(wildcard include/*.h))) \
              $(patsubst %,include/mpp/%,$(notdir $(wildcard include/mpp/*.h))) \
              lib/libpangea.so.$(VERSION) lib/libpangea.so.$(SOVERSION) lib/libpangea.so \
              lib/libpangea.a lib/libarmci.so lib/libarmci.a lib/pkgconfig/pangea.pc \
-             bin/oshcc bin/oshc++ bin/oshrun bin/pangea-info bin/pangea-tune \
+             bin/oshcc bin/oshc++ bin/oshrun bin/pangea-info bin/pangea-tune bin/pangea-prof \
+             bin/pangea-map \
              $(patsubst man/%,share/man/man1/%,$(filter %.1,$(MANPAGES))) \
              share/man/man1/oshc++.1 \
              $(patsubst man/%,share/man/man3/%,$(filter %.3,$(MANPAGES))) \
@@ -269,7 +290,8 @@ install: all
 	install -m 644 $(STLIB) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libpangea.so $(DESTDIR)$(PREFIX)/lib/libarmci.so
 	ln -sf libpangea.a $(DESTDIR)$(PREFIX)/lib/libarmci.a
-	install -m 755 $(BUILD)/bin/pangea-info $(BUILD)/bin/pangea-tune $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BUILD)/bin/pangea-info $(BUILD)/bin/pangea-tune $(BUILD)/bin/pangea-prof \
+	    $(BUILD)/bin/pangea-map $(DESTDIR)$(PREFIX)/bin/
 	$(foreach w,oshcc oshc++ oshrun,\
 	    $(call fill_wrapper,$(w),$(PREFIX)/include,$(PREFIX)/lib,$(DESTDIR)$(PREFIX)/bin/$(w));)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "plot.h"
 
 #define ROW 1024        /* strided transfers: rows of 1 KiB ... */
 #define ROW_STRIDE 2048 /* ... every other KiB of the remote array */
@@ -566,20 +567,15 @@ static void write_plots(const struct pg_tune_sample *samples, int count, const s
                 samples[i].register_us);
     fclose(f);
 
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    FILE *g = plot_open(opt.plots, 900, 600);
+    if (!g) {
         say("plots: gnuplot not found (Debian package gnuplot-nox): no PNG files, the data is in "
             "%s/*.dat\n",
             opt.plots);
         return;
     }
-    FILE *g = popen("gnuplot", "w");
-    if (!g)
-        return;
-    fprintf(g,
-            "set terminal png size 900,600\nset datafile commentschars '#'\nset grid\n"
-            "set logscale x 2\nset format x '%%.0b%%B'\nset key left top\nset ylabel 'MB/s'\n"
-            "cd '%s'\n",
-            opt.plots);
+    fprintf(g, "set datafile commentschars '#'\nset grid\n"
+               "set logscale x 2\nset format x '%%.0b%%B'\nset key left top\nset ylabel 'MB/s'\n");
     fprintf(g, "set output 'bandwidth-vs-size.png'\nset xlabel 'transfer bytes'\n"
                "set title 'pangea-tune: bandwidth, default vs tuned settings'\n"
                "plot for [c=2:13] 'bandwidth-vs-size.dat' using 1:c with linespoints title "
@@ -601,7 +597,7 @@ static void write_plots(const struct pg_tune_sample *samples, int count, const s
                "plot for [c=2:6] 'latencies.dat' using 1:c with linespoints title "
                "word('copy-strided copy-contiguous transmit-alone transmit-in-stream register', "
                "c-1)\n");
-    int status = pclose(g);
+    int status = plot_close(g);
     say("plots: %s/bandwidth-vs-size.png, bandwidth-vs-buffers.png, latencies.png%s\n", opt.plots,
         status == 0 ? "" : " (gnuplot reported an error)");
 }

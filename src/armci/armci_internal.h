@@ -11,6 +11,7 @@
 #include "memory/memory.h"
 #include "mpi_interop/mpi_interop.h"
 #include "onesided/onesided.h"
+#include "prof/prof.h"
 #include "runtime/runtime.h"
 #include "startup/startup.h"
 

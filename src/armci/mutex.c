@@ -127,6 +127,7 @@ void ARMCIX_Lock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)
 {
     int owner;
     struct ticket_lock *lock = lock_of("ARMCI_Lock", hdl, mutex, proc, &owner);
+    PG_PROF_WAIT(LOCK);
     uint64_t ticket = pg_amo(&lock->next, owner, PG_AMO_ADD, 8, 1, 0);
     PG_WATCHED_WAITER(w, pg_mem_doorbell(owner, &lock->serving), "ARMCI_Lock");
     while (pg_amo(&lock->serving, owner, PG_AMO_FETCH, 8, 0, 0) != ticket)

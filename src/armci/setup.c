@@ -42,6 +42,7 @@ int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
     pg_phase_end(PG_PHASE_ARMCI_BARRIER);
     armci_up = 1;
     pg_phases_report("ARMCI_Init");
+    pg_prof_start();
     return 0;
 }
 PG_ARMCI_ALIAS(ARMCI_Init_thread_comm)
@@ -83,6 +84,7 @@ int PARMCI_Finalize(void)
 {
     if (!armci_up)
         return 0;
+    pg_prof_write(0); /* before finalize's own fence and sync */
     pg_armci_all_fence();
     pg_sync_all();
     pg_armci_mutex_fini();
@@ -144,6 +146,7 @@ PG_ARMCI_ALIAS(ARMCI_AllFence)
 void PARMCI_Barrier(void)
 {
     pg_armci_check_init("ARMCI_Barrier");
+    PG_PROF_COLL(BARRIER);
     pg_armci_all_fence();
     pg_sync_all();
 }

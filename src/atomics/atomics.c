@@ -3,6 +3,7 @@
 #include "memory/memory.h"
 #include "onesided/onesided.h"
 #include "pipeline/pipeline.h"
+#include "prof/prof.h"
 #include "runtime/runtime.h"
 
 #include <string.h>
@@ -18,6 +19,7 @@ static int remote_segment(const void *dest, int pe, size_t width, size_t *offset
 
 uint64_t pg_amo(void *dest, int pe, enum pg_amo_op op, size_t width, uint64_t value, uint64_t cond)
 {
+    pg_prof_op(PG_PROF_AMO, pe, width);
     void *p = pg_mem_peer_ptr(dest, pe);
     if (p) {
         uint64_t old = pg_amo_apply(p, op, width, value, cond);
@@ -33,6 +35,7 @@ uint64_t pg_amo(void *dest, int pe, enum pg_amo_op op, size_t width, uint64_t va
 void pg_amo_nbi(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, size_t width,
                 uint64_t value, uint64_t cond, void *fetch)
 {
+    pg_prof_op(PG_PROF_AMO, pe, width);
     void *p = pg_mem_peer_ptr(dest, pe);
     if (p) {
         uint64_t old = pg_amo_apply(p, op, width, value, cond);
@@ -85,6 +88,7 @@ static void wait_local(const uint32_t *node, int (*done)(const void *))
 
 void pg_lock_set(long *lock)
 {
+    PG_PROF_WAIT(LOCK);
     uint32_t me = (uint32_t)pg_world.me + 1;
     uint32_t *node = node_of(lock);
     uint32_t pred = (uint32_t)pg_amo(tail_of(lock), LOCK_HOME, PG_AMO_SWAP, 4, me, 0);

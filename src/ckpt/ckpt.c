@@ -83,7 +83,14 @@ static struct {
     int error;           /* errno of the failed step, 0 when it went well */
     const char *step;    /* "write", "fsync", ... */
     char root[PATH_MAX]; /* DIR */
+    uint64_t generation; /* writes started by this job, the same on every PE */
 } flush;
+
+/* Writes of my node's PEs that have finished, counted at the node's leader (internal symmetric
+ * memory): the PE whose write finishes last on its node marks the node done, and the node that
+ * marks last commits. The checkpoint is thus committed the moment its last byte is on disk,
+ * however long the program computes before it calls the library again. */
+static uint64_t *node_writes_done;
 
 static int next_number; /* 0: not known yet (read from the directory at the first save) */
 static int quiesced;
@@ -178,6 +185,72 @@ static size_t round_up(size_t bytes)
     return (bytes + IMAGE_ALIGN - 1) & ~(IMAGE_ALIGN - 1);
 }
 
+static void fsync_dir(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+/* The commit: the rename of the whole directory, made durable, then the older checkpoints go.
+ * Another node may have committed first (both saw every node done): then there is nothing to
+ * rename any more. */
+static void commit(void)
+{
+    char done[PATH_MAX + 64];
+    snprintf(done, sizeof done, "%s/ckpt-%d", flush.root, flush.number);
+    if (rename(flush.dir, done) != 0) {
+        struct stat st;
+        if (errno == ENOENT && stat(done, &st) == 0)
+            return;
+        flush.error = errno;
+        flush.step = "commit (rename to ckpt-N)";
+        return;
+    }
+    fsync_dir(flush.root);
+    for (int n = flush.number - 1; n > 0; n--) {
+        snprintf(done, sizeof done, "%s/ckpt-%d", flush.root, n);
+        remove_checkpoint(done);
+    }
+}
+
+/* Nodes whose every PE finished writing: their node-K.done marks. */
+static int count_nodes_done(void)
+{
+    DIR *d = opendir(flush.dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        int node, end = 0;
+        n += sscanf(e->d_name, "node-%d.done%n", &node, &end) == 1 && !e->d_name[end];
+    }
+    closedir(d);
+    return n;
+}
+
+/* My image is on disk. The last of my node marks the node (a file, durable before it counts);
+ * a marker that sees every node marked commits. */
+static void mark_written(void)
+{
+    uint64_t target = flush.generation * (uint64_t)pg_world.local_size;
+    if (__atomic_add_fetch(node_writes_done, 1, __ATOMIC_ACQ_REL) != target)
+        return;
+    char mark[PATH_MAX + 64];
+    snprintf(mark, sizeof mark, "%s/node-%d.done", flush.dir, pg_world.node);
+    int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 || close(fd) != 0) {
+        flush.error = errno;
+        flush.step = "mark the node's images written in";
+        return;
+    }
+    fsync_dir(flush.dir);
+    if (count_nodes_done() == pg_world.nnodes)
+        commit();
+}
+
 static void *flush_main(void *unused)
 {
     (void)unused;
@@ -214,11 +287,14 @@ static void *flush_main(void *unused)
         flush.error = errno;
         flush.step = "close";
     }
+    if (!flush.error)
+        mark_written();
     return NULL;
 }
 
-/* Waits for the last checkpoint's write on every PE and commits it (PE 0 renames its
- * directory, then removes older checkpoints). Collective; nothing to do when no write ran. */
+/* Waits for the last checkpoint's write on every PE: after it the checkpoint is committed
+ * (the last writer committed it before its thread ended), or the job stopped with the error.
+ * Collective; nothing to do when no write ran. */
 static void finish_flush(const char *call)
 {
     if (!flush.running)
@@ -230,23 +306,6 @@ static void finish_flush(const char *call)
         snprintf(complaint, sizeof complaint, "checkpoint %d: could not %s %s: %s", flush.number,
                  flush.step, flush.file, strerror(flush.error));
     agree(call, flush.error ? complaint : NULL);
-    if (pg_world.me == 0) {
-        char done[PATH_MAX + 64];
-        snprintf(done, sizeof done, "%s/ckpt-%d", flush.root, flush.number);
-        if (rename(flush.dir, done) != 0)
-            pg_fatal(call, "checkpoint %d: cannot rename %s to %s: %s", flush.number, flush.dir,
-                     done, strerror(errno));
-        int fd = open(flush.root, O_RDONLY | O_DIRECTORY);
-        if (fd >= 0) {
-            fsync(fd); /* the rename is the commit: make it durable */
-            close(fd);
-        }
-        for (int n = flush.number - 1; n > 0; n--) {
-            snprintf(done, sizeof done, "%s/ckpt-%d", flush.root, n);
-            remove_checkpoint(done);
-        }
-    }
-    pg_boot_barrier(); /* a restart that follows sees the committed checkpoint on every PE */
 }
 
 static void check_path(const char *call, const char *dir)
@@ -309,6 +368,10 @@ int pg_ckpt_save(const char *call, const char *dir)
     check_path(call, dir);
     check_not_quiesced(call);
     finish_flush(call);
+    if (!node_writes_done) { /* the first save: the same point on every PE */
+        uint64_t *mine = pg_mem_internal_alloc(sizeof *mine);
+        node_writes_done = pg_mem_peer_ptr(mine, pg_world.local_pes[0]);
+    }
     if (next_number == 0)
         next_number = agree_on_newest(call, dir, newest_committed(dir)) + 1;
     int number = next_number++;
@@ -382,6 +445,7 @@ int pg_ckpt_save(const char *call, const char *dir)
     flush.data_bytes = data;
     flush.file_bytes = file_bytes;
     flush.number = number;
+    flush.generation++;
     int rc = pthread_create(&flush.thread, NULL, flush_main, NULL);
     if (rc != 0)
         pg_fatal(call, "cannot start the thread that writes the checkpoint: %s", strerror(rc));

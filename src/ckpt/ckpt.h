@@ -5,8 +5,9 @@
  * applied, no request in any server, nothing in flight), copies each PE's live symmetric
  * allocations and registered regions into an image in its own memory, and lets the program go
  * on while a thread of the PE writes the image, with its CRC32C, to DIR/ckpt-N.tmp/pe-P.img.
- * The next checkpoint (or restart, quiesce, finalize) waits for that write on every PE, then PE
- * 0 renames the directory to DIR/ckpt-N: a checkpoint exists whole or not at all. It sits
+ * The write that ends last in the job renames the directory to DIR/ckpt-N: a checkpoint exists
+ * whole or not at all, as soon as it is on disk. The next checkpoint (or restart, quiesce,
+ * finalize) waits for the writes and reports one that failed. It sits
  * beside coll: it calls coll, onesided, pipeline, atomics, memory and runtime; nothing below
  * calls it but the runtime's finalize. */
 #ifndef PG_CKPT_H
@@ -36,7 +37,7 @@ int pg_ckpt_restore(const char *call, const char *dir);
 void pg_ckpt_quiesce(const char *call);
 void pg_ckpt_resume(const char *call);
 
-/* The finalize's part (collective): waits for the last write and commits it. */
+/* The finalize's part (collective): waits for the last write. */
 void pg_ckpt_fini(void);
 
 #endif

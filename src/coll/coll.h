@@ -42,6 +42,11 @@ struct pangea_team {
     int nswitch_local, *switch_local;
     int my_switch;       /* my place in switches[] (-1 unless I lead my switch) */
     int my_switch_local; /* my place in switch_local[] (-1 unless I lead my node) */
+    /* The NUMA level within my node (topo.h): the members bound within my NUMA domain
+     * (numa_local[0] leads it), and the leader of each domain of the node's members
+     * (numa_heads[0] = local[0]). With one domain, numa_local is local's members. */
+    int nnuma_local, *numa_local;
+    int nnuma_heads, *numa_heads;
 };
 
 /* The channels allocated at init: the world (SHMEM_TEAM_WORLD, ARMCI's and the library's own
@@ -113,7 +118,9 @@ void pg_coll_alltoalls(struct pangea_team *team, void *dest, const void *source,
 
 /* What the collectives sent between leaf switches (across the top of a two-level switch
  * tree), per kind of collective, since init: the counters a profiler reads. A message is one
- * put, signal, put-with-signal or get to a PE under another leaf switch. */
+ * put, signal, put-with-signal or get to a PE under another leaf switch. Within a node,
+ * numa_messages and numa_bytes count the copies (puts and puts-with-signal) to a PE of another
+ * NUMA domain (topo.h: a PE not bound within one domain counts as a domain of its own). */
 enum pg_coll_kind {
     PG_COLL_SYNC,
     PG_COLL_BROADCAST,
@@ -126,6 +133,7 @@ enum pg_coll_kind {
 };
 struct pg_coll_traffic {
     uint64_t messages, bytes;
+    uint64_t numa_messages, numa_bytes;
 };
 void pg_coll_traffic(enum pg_coll_kind kind, struct pg_coll_traffic *out);
 const char *pg_coll_kind_name(enum pg_coll_kind kind);

@@ -4,6 +4,7 @@
 #define PG_COLL_INTERNAL_H
 
 #include "coll.h"
+#include "prof/prof.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -63,6 +64,12 @@ static inline void pg_coll_kind_end(const int *outer)
         pg_coll_kind_begin(kind)
 /* Counts one message of len bytes to world PE pe when it leaves my leaf switch. */
 void pg_coll_count(int pe, size_t len);
+
+/* Orders a binomial tree's group[1..n) (group[0] its root) so that members with faster links
+ * (speed[i] is group[i]'s) head the larger subtrees of data.c's tree (where the parent of
+ * position p is p without its highest bit). Stable: equal speeds keep their order, and when
+ * every speed is equal nothing moves. speed is reordered alike. */
+void pg_coll_fast_links_first(int *group, uint32_t *speed, int n);
 
 /* The context the collectives' own transfers use. */
 extern struct pangea_ctx pg_coll_ctx;

@@ -61,23 +61,81 @@ static void binomial(const int *group, int n, int pos, struct tree *tree)
     }
 }
 
+void pg_coll_fast_links_first(int *group, uint32_t *speed, int n)
+{
+    int differ = 0;
+    for (int i = 2; i < n; i++)
+        differ |= speed[i] != speed[1];
+    if (!differ)
+        return;
+    /* Members by speed, fastest first (insertion sort: stable, and n is a team's nodes). */
+    int member[n];
+    uint32_t fast[n];
+    for (int i = 1; i < n; i++) {
+        int j = i - 1;
+        while (j > 0 && fast[j - 1] < speed[i]) {
+            member[j] = member[j - 1];
+            fast[j] = fast[j - 1];
+            j--;
+        }
+        member[j] = group[i];
+        fast[j] = speed[i];
+    }
+    /* Each position's subtree (binomial: the parent of p is p without its highest bit), then
+     * the positions by subtree, largest first (stable again). */
+    int size[n], position[n];
+    for (int p = 0; p < n; p++)
+        size[p] = 1;
+    for (int p = n - 1; p > 0; p--) {
+        int high = 1;
+        while (high << 1 <= p)
+            high <<= 1;
+        size[p - high] += size[p];
+    }
+    for (int i = 1; i < n; i++) {
+        int j = i - 1;
+        while (j > 0 && size[position[j - 1]] < size[i]) {
+            position[j] = position[j - 1];
+            j--;
+        }
+        position[j] = i;
+    }
+    int placed[n];
+    uint32_t placed_speed[n];
+    for (int k = 0; k < n - 1; k++) {
+        placed[position[k]] = member[k];
+        placed_speed[position[k]] = fast[k];
+    }
+    for (int i = 1; i < n; i++) {
+        group[i] = placed[i];
+        speed[i] = placed_speed[i];
+    }
+}
+
 /* Adds to tree my place in a binomial tree over group[0..n) rooted at head; in a group of
  * representatives (of nodes, of switches) head stands in for `replaced`, the representative of
- * its own node or switch (-1: none). Nothing when I am not in the group. */
+ * its own node or switch (-1: none). Between nodes, members whose leaf switch has faster links
+ * (LinkSpeed) head larger subtrees. Nothing when I am not in the group. */
 static void add_level(const struct pangea_team *team, const int *group, int n, int replaced,
-                      int head, struct tree *tree, int *scratch)
+                      int head, int between_nodes, struct tree *tree, int *scratch)
 {
-    int m = 0, pos = head == team->my_pe ? 0 : -1;
+    int m = 0;
     scratch[m++] = head;
-    for (int k = 0; k < n; k++) {
-        if (group[k] == replaced || group[k] == head)
-            continue;
-        if (group[k] == team->my_pe)
-            pos = m;
-        scratch[m++] = group[k];
+    for (int k = 0; k < n; k++)
+        if (group[k] != replaced && group[k] != head)
+            scratch[m++] = group[k];
+    if (between_nodes) {
+        uint32_t speed[m];
+        for (int k = 0; k < m; k++)
+            speed[k] = pg_topo_switch_speed(
+                pg_topo_leaf_switch(pg_world.node_of[pg_team_pe(team, scratch[k])]));
+        pg_coll_fast_links_first(scratch, speed, m);
     }
-    if (pos >= 0)
-        binomial(scratch, m, pos, tree);
+    for (int pos = 0; pos < m; pos++)
+        if (scratch[pos] == team->my_pe) {
+            binomial(scratch, m, pos, tree);
+            return;
+        }
 }
 
 /* The first of the team indices in group[0..n) whose node, or whose node's leaf switch, is the
@@ -95,14 +153,15 @@ static int first_on(const struct pangea_team *team, const int *group, int n, int
 /* The broadcast tree from root: a binomial tree over one leader per leaf switch when the team
  * spans several (the root leads its own), under each a binomial tree over the leaders of the
  * switch's nodes (else over every node's leader), under each leader a binomial tree over the
- * rest of its node. A member's parent is in the highest level it does not head. */
+ * leaders of its node's NUMA domains, under each of those one over the rest of its domain. A
+ * member's parent is in the highest level it does not head. */
 static void broadcast_tree(const struct pangea_team *team, int root, struct tree *tree,
                            int *scratch)
 {
     tree->parent = -1;
     tree->nchildren = 0;
     int me = team->my_pe;
-    int root_node = pg_world.node_of[pg_team_pe(team, root)];
+    int root_pe = pg_team_pe(team, root), root_node = pg_world.node_of[root_pe];
     int root_first = first_on(team, team->leaders, team->nleaders, root_node, -1);
     int mine = pg_world.node == root_node;
     int node_head = mine ? root : team->local[0];
@@ -112,20 +171,31 @@ static void broadcast_tree(const struct pangea_team *team, int root, struct tree
         int switch_head = same ? root : team->switch_local[0];
         if (me == switch_head)
             add_level(team, team->switches, team->nswitches,
-                      first_on(team, team->switches, team->nswitches, -1, root_switch), root, tree,
-                      scratch);
+                      first_on(team, team->switches, team->nswitches, -1, root_switch), root, 1,
+                      tree, scratch);
         add_level(team, team->switch_local, team->nswitch_local, same ? root_first : -1,
-                  switch_head, tree, scratch);
+                  switch_head, 1, tree, scratch);
     } else if (me == node_head) {
-        add_level(team, team->leaders, team->nleaders, root_first, root, tree, scratch);
+        add_level(team, team->leaders, team->nleaders, root_first, root, 1, tree, scratch);
     }
-    add_level(team, team->local, team->nlocal, -1, node_head, tree, scratch);
+    /* Within the node, one copy to each NUMA domain's leader (the root leads its own), then
+     * within each domain: the data crosses between domains once per domain. */
+    int root_domain = mine ? pg_topo_numa_of(root_pe) : -2, root_domain_head = -1;
+    for (int k = 0; k < team->nnuma_heads && root_domain_head < 0; k++)
+        if (pg_topo_numa_of(pg_team_pe(team, team->numa_heads[k])) == root_domain)
+            root_domain_head = team->numa_heads[k];
+    int numa_head = root_domain == pg_topo_numa_of(pg_world.me) ? root : team->numa_local[0];
+    if (me == numa_head)
+        add_level(team, team->numa_heads, team->nnuma_heads, root_domain_head, node_head, 0, tree,
+                  scratch);
+    add_level(team, team->numa_local, team->nnuma_local, -1, numa_head, 0, tree, scratch);
 }
 
 void pg_coll_broadcast(struct pangea_team *team, void *dest, const void *source, size_t nbytes,
                        int root, int write_root_dest)
 {
     PG_COLL_KIND(PG_COLL_BROADCAST);
+    PG_PROF_COLL(BROADCAST);
     if (nbytes == 0 || team->size <= 1) {
         if (nbytes && write_root_dest && dest != source)
             memmove(dest, source, nbytes);
@@ -220,6 +290,7 @@ static void send_switch_blocks(struct pangea_team *team, char *at, size_t nbytes
 void pg_coll_fcollect(struct pangea_team *team, void *dest, const void *source, size_t nbytes)
 {
     PG_COLL_KIND(PG_COLL_FCOLLECT);
+    PG_PROF_COLL(FCOLLECT);
     if (nbytes == 0)
         return;
     char *at = dest;
@@ -371,6 +442,7 @@ static void collect_nodes(struct pangea_team *team, char *dest, const void *sour
 void pg_coll_collect(struct pangea_team *team, void *dest, const void *source, size_t nbytes)
 {
     PG_COLL_KIND(PG_COLL_COLLECT);
+    PG_PROF_COLL(COLLECT);
     if (two_level(team)) {
         collect_nodes(team, dest, source, nbytes);
         return;
@@ -450,6 +522,7 @@ static void put_elements(struct pangea_team *team, const struct blocks *b, char 
     if (b->dst == 1 && from_stride == 1) {
         char *peer = b->stream ? pg_mem_peer_ptr(to, pe) : NULL;
         if (peer) {
+            pg_prof_op(PG_PROF_PUT, pe, count * b->elem);
             copy_streaming(peer, from, count * b->elem);
             if (signal)
                 pg_coll_notify(team, pe);
@@ -551,6 +624,7 @@ void pg_coll_alltoalls(struct pangea_team *team, void *dest, const void *source,
                        ptrdiff_t sst, size_t elem, size_t nelems)
 {
     PG_COLL_KIND(PG_COLL_ALLTOALL);
+    PG_PROF_COLL(ALLTOALL);
     if (nelems == 0 || elem == 0)
         return;
     struct blocks b = {

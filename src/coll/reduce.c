@@ -76,7 +76,13 @@ static void reduce_gathered(struct pangea_team *team, void *dest, const void *so
     if (!acc)
         pg_fatal("reduction", "out of memory for %zu bytes of partial results", len);
     memcpy(acc, source, len);
-    if (gather_up(team, team->local, team->nlocal, acc, count, len, combine)) {
+    /* Within the node, partials meet at each NUMA domain's leader first: one partial per
+     * domain crosses between domains each way. */
+    if (!gather_up(team, team->numa_local, team->nnuma_local, acc, count, len, combine)) {
+        free(acc);
+        return;
+    }
+    if (gather_up(team, team->numa_heads, team->nnuma_heads, acc, count, len, combine)) {
         /* Across switches the node leaders' partials meet at their switch's leader first, so
          * one partial per switch crosses the top of the tree each way. */
         if (team->nswitches) {
@@ -92,8 +98,9 @@ static void reduce_gathered(struct pangea_team *team, void *dest, const void *so
                 memcpy(dest, acc, len);
             send_down(team, team->leaders, team->nleaders, dest, len);
         }
-        send_down(team, team->local, team->nlocal, dest, len);
+        send_down(team, team->numa_heads, team->nnuma_heads, dest, len);
     }
+    send_down(team, team->numa_local, team->nnuma_local, dest, len);
     free(acc);
 }
 
@@ -101,6 +108,7 @@ void pg_coll_reduce(struct pangea_team *team, void *dest, const void *source, si
                     size_t elem, pg_combine_fn combine)
 {
     PG_COLL_KIND(PG_COLL_REDUCE);
+    PG_PROF_COLL(REDUCE);
     size_t bytes = count * elem;
     int n = team->size, me = team->my_pe;
     if (bytes == 0)
@@ -139,6 +147,7 @@ void pg_coll_scan(struct pangea_team *team, void *dest, const void *source, size
                   size_t elem, pg_combine_fn combine, int inclusive)
 {
     PG_COLL_KIND(PG_COLL_SCAN);
+    PG_PROF_COLL(SCAN);
     size_t bytes = count * elem;
     if (bytes == 0)
         return;

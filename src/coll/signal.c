@@ -110,9 +110,10 @@ size_t pg_coll_internal_bytes(size_t npes, size_t max_local)
 size_t pg_coll_table_bytes(size_t npes, size_t max_local)
 {
     /* The node layout of the world-wide teams (the library's, SHMEM_TEAM_WORLD, ARMCI's and
-     * an active set at its largest): my node's members and one leader per node. */
+     * an active set at its largest): my node's members, those of my NUMA domain and the
+     * domains' leaders (room for the node's members each), and one leader per node. */
     size_t nodes = (npes + max_local - 1) / max_local;
-    return 4 * (max_local + nodes) * sizeof(int);
+    return 4 * (3 * max_local + nodes) * sizeof(int);
 }
 
 static void attach(struct pangea_team *team, char *at, size_t capacity, size_t budget, int by_world)
@@ -217,17 +218,28 @@ static struct pg_coll_traffic traffic[PG_COLL_KINDS];
 void pg_coll_count(int pe, size_t len)
 {
     int node = pg_world.node_of[pe];
-    if (node == pg_world.node || pg_coll_kind_now < 0 ||
-        pg_topo_leaf_switch(node) == pg_topo_leaf_switch(pg_world.node))
+    if (pg_coll_kind_now < 0)
         return;
-    __atomic_fetch_add(&traffic[pg_coll_kind_now].messages, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&traffic[pg_coll_kind_now].bytes, len, __ATOMIC_RELAXED);
+    struct pg_coll_traffic *t = &traffic[pg_coll_kind_now];
+    if (node == pg_world.node) {
+        if (pg_topo_numa_of(pe) != pg_topo_numa_of(pg_world.me)) {
+            __atomic_fetch_add(&t->numa_messages, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&t->numa_bytes, len, __ATOMIC_RELAXED);
+        }
+        return;
+    }
+    if (pg_topo_leaf_switch(node) == pg_topo_leaf_switch(pg_world.node))
+        return;
+    __atomic_fetch_add(&t->messages, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&t->bytes, len, __ATOMIC_RELAXED);
 }
 
 void pg_coll_traffic(enum pg_coll_kind kind, struct pg_coll_traffic *out)
 {
     out->messages = __atomic_load_n(&traffic[kind].messages, __ATOMIC_RELAXED);
     out->bytes = __atomic_load_n(&traffic[kind].bytes, __ATOMIC_RELAXED);
+    out->numa_messages = __atomic_load_n(&traffic[kind].numa_messages, __ATOMIC_RELAXED);
+    out->numa_bytes = __atomic_load_n(&traffic[kind].numa_bytes, __ATOMIC_RELAXED);
 }
 
 const char *pg_coll_kind_name(enum pg_coll_kind kind)
@@ -251,6 +263,7 @@ void pg_coll_notify_units(const struct pangea_team *team, int pe, uint64_t unit)
     uint64_t *flag = my_flag_at(team);
     uint64_t *peer = pg_mem_peer_ptr(flag, pe);
     if (peer) {
+        pg_prof_op(PG_PROF_SIGNAL, pe, sizeof *flag);
         __atomic_fetch_add(peer, unit, __ATOMIC_RELEASE);
         pg_mem_ring(pe, flag);
     } else {
@@ -317,8 +330,10 @@ const void *pg_coll_fetch(const void *addr, size_t len, int pe, void *tmp)
     if (pe == pg_world.me)
         return addr;
     const void *peer = pg_mem_peer_ptr(addr, pe);
-    if (peer)
+    if (peer) {
+        pg_prof_op(PG_PROF_GET, pe, len);
         return peer;
+    }
     pg_coll_count(pe, len);
     pg_get(&pg_coll_ctx, tmp, addr, len, pe);
     return tmp;

@@ -68,6 +68,32 @@ static int switch_layout(struct pangea_team *team)
     return 0;
 }
 
+/* The NUMA level of my node's members (coll.h). 0, or -1 when out of memory. */
+static int numa_layout(struct pangea_team *team)
+{
+    int n = team->nlocal;
+    team->numa_local = malloc((size_t)n * sizeof *team->numa_local);
+    team->numa_heads = malloc((size_t)n * sizeof *team->numa_heads);
+    int *domain = malloc((size_t)n * sizeof *domain);
+    if (!team->numa_local || !team->numa_heads || !domain) {
+        free(domain);
+        return -1;
+    }
+    int mine = pg_topo_numa_of(pg_world.me);
+    for (int l = 0; l < n; l++) {
+        domain[l] = pg_topo_numa_of(pg_team_pe(team, team->local[l]));
+        int first = 1;
+        for (int k = 0; k < l && first; k++)
+            first = domain[k] != domain[l];
+        if (first)
+            team->numa_heads[team->nnuma_heads++] = team->local[l];
+        if (domain[l] == mine)
+            team->numa_local[team->nnuma_local++] = team->local[l];
+    }
+    free(domain);
+    return 0;
+}
+
 int pg_team_init(struct pangea_team *team, int start, int stride, int size)
 {
     *team = (struct pangea_team){.start = start,
@@ -109,7 +135,7 @@ int pg_team_init(struct pangea_team *team, int start, int stride, int size)
     int *leaders = realloc(team->leaders, (size_t)team->nleaders * sizeof *leaders);
     team->local = local ? local : team->local;
     team->leaders = leaders ? leaders : team->leaders;
-    if (switch_layout(team) != 0) {
+    if (switch_layout(team) != 0 || numa_layout(team) != 0) {
         pg_team_fini(team);
         return -1;
     }
@@ -122,8 +148,12 @@ void pg_team_fini(struct pangea_team *team)
     free(team->leaders);
     free(team->switches);
     free(team->switch_local);
+    free(team->numa_local);
+    free(team->numa_heads);
     team->local = team->leaders = team->switches = team->switch_local = NULL;
+    team->numa_local = team->numa_heads = NULL;
     team->nlocal = team->nleaders = team->nswitches = team->nswitch_local = 0;
+    team->nnuma_local = team->nnuma_heads = 0;
 }
 
 static void and_u64(void *acc, const void *in, size_t count)
@@ -327,6 +357,7 @@ void pg_team_sync_units(const struct pangea_team *team, uint64_t unit)
 
 void pg_team_sync(struct pangea_team *team)
 {
+    PG_PROF_COLL(SYNC);
     pg_team_sync_units(team, 1);
 }
 

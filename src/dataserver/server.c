@@ -9,6 +9,7 @@
 #include "memory/memory.h"
 #include "runtime/runtime.h"
 #include "startup/startup.h"
+#include "topo/topo.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -987,15 +988,20 @@ void pg_ds_server_start(void)
 {
     s.stopping = 0;
     /* A launcher that binds each PE to a core would bind the server to its host PE's core,
-     * where it could run only when that PE waits: the server may run on any core (the kernel
+     * where it could run only when that PE waits: the server runs near the NIC on a core no PE
+     * is bound to (pg_topo_server_cpus), or, when hwloc cannot tell, on any core (the kernel
      * keeps it within the job's cpuset). */
-    cpu_set_t any;
-    CPU_ZERO(&any);
+    struct pg_cpus place;
+    char why[200];
+    int known = pg_topo_server_cpus(&place, why, sizeof why) == 0;
+    cpu_set_t where;
+    CPU_ZERO(&where);
     for (long cpu = 0; cpu < sysconf(_SC_NPROCESSORS_CONF) && cpu < CPU_SETSIZE; cpu++)
-        CPU_SET(cpu, &any);
+        if (!known || (cpu < PG_TOPO_MAX_CPUS && (place.bits[cpu / 64] >> (cpu % 64) & 1)))
+            CPU_SET(cpu, &where);
     pthread_attr_t attr;
     pthread_attr_init(&attr);
-    pthread_attr_setaffinity_np(&attr, sizeof any, &any);
+    pthread_attr_setaffinity_np(&attr, sizeof where, &where);
     int failed = pthread_create(&s.thread, &attr, server_main, NULL);
     if (failed) /* an affinity the cpuset refuses: keep the inherited one */
         failed = pthread_create(&s.thread, NULL, server_main, NULL);

@@ -6,6 +6,7 @@
 
 #include "coll/coll.h"
 #include "memory/memory.h"
+#include "prof/prof.h"
 #include "runtime/runtime.h"
 #include "startup/startup.h"
 
@@ -324,6 +325,7 @@ static pg_combine_fn combine_of(MPI_Op op, int type)
  * (only on the root when root >= 0). */
 static void reduce_on_world_team(void *x, int n, int type, MPI_Op op, int root)
 {
+    PG_PROF_COLL(ARMCI_MSG);
     size_t elem = type_size(type), per_piece = SCRATCH_BYTES / elem;
     pg_combine_fn combine = combine_of(op, type);
     for (size_t done = 0; done < (size_t)n; done += per_piece) {

@@ -2,6 +2,7 @@
 
 #include "pipeline/pipeline.h"
 #include "memory/memory.h"
+#include "prof/prof.h"
 #include "runtime/runtime.h"
 
 #include <string.h>
@@ -65,12 +66,20 @@ static inline void count(const struct pangea_ctx *ctx, uint64_t *issued, uint64_
 #define COUNT_PUT(ctx, later) count(ctx, &(ctx)->counts.puts, &(ctx)->counts.pending_puts, later)
 #define COUNT_GET(ctx, later) count(ctx, &(ctx)->counts.gets, &(ctx)->counts.pending_gets, later)
 
-/* An off-node put leaves at once, or with nbi may wait in its node's batch of small puts. */
+/* How a contiguous transfer goes: NBI, and PROFILED, an operation of its own in the profile
+ * (not a piece of a vector), counted in put/get_contiguous, where the frame is set up anyway,
+ * so that pg_put and the others stay bare jumps to them. */
+enum { NBI = 1, PROFILED = 2 };
+
+/* An off-node put leaves at once, or with NBI may wait in its node's batch of small puts. */
 static void put_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe,
-                           int nbi)
+                           int how)
 {
     if (len == 0)
         return;
+    if (__builtin_expect(pg_prof_on, 0) && (how & PROFILED)) /* off: one branch */
+        pg_prof_op(PG_PROF_PUT, pe, len);
+    int nbi = how & NBI;
     char *to = pg_mem_peer_ptr(dest, pe);
     COUNT_PUT(ctx, !to);
     if (to) {
@@ -89,20 +98,23 @@ static void put_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, 
 
 void pg_put(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe)
 {
-    put_contiguous(ctx, dest, src, len, pe, 0);
+    put_contiguous(ctx, dest, src, len, pe, PROFILED);
 }
 
 void pg_put_nbi(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe)
 {
-    put_contiguous(ctx, dest, src, len, pe, 1);
+    put_contiguous(ctx, dest, src, len, pe, NBI | PROFILED);
 }
 
-/* An off-node get waits for its data, or with nbi counts in the context's completion. */
+/* An off-node get waits for its data, or with NBI counts in the context's completion. */
 static void get_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe,
-                           int nbi)
+                           int how)
 {
     if (len == 0)
         return;
+    if (__builtin_expect(pg_prof_on, 0) && (how & PROFILED)) /* off: one branch */
+        pg_prof_op(PG_PROF_GET, pe, len);
+    int nbi = how & NBI;
     const char *from = pg_mem_peer_ptr(src, pe);
     COUNT_GET(ctx, !from && nbi);
     if (from) {
@@ -120,12 +132,12 @@ static void get_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, 
 
 void pg_get(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe)
 {
-    get_contiguous(ctx, dest, src, len, pe, 0);
+    get_contiguous(ctx, dest, src, len, pe, PROFILED);
 }
 
 void pg_get_nbi(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe)
 {
-    get_contiguous(ctx, dest, src, len, pe, 1);
+    get_contiguous(ctx, dest, src, len, pe, NBI | PROFILED);
 }
 
 /* Calls piece(to, from, count[0], arg) for every contiguous piece of a strided shape. */
@@ -159,6 +171,15 @@ static int empty_shape(const struct pg_strided *shape)
     return 0;
 }
 
+/* The bytes a strided transfer moves: the product of its counts. */
+static size_t shape_bytes(const struct pg_strided *shape)
+{
+    size_t bytes = 1;
+    for (int l = 0; l <= shape->levels; l++)
+        bytes *= shape->count[l];
+    return bytes;
+}
+
 static void copy_piece(char *to, const char *from, size_t len, void *arg)
 {
     (void)arg;
@@ -177,6 +198,7 @@ void pg_put_strided(struct pangea_ctx *ctx, void *dest, const void *src,
 {
     if (empty_shape(shape))
         return;
+    pg_prof_op(PG_PROF_PUT, pe, shape_bytes(shape));
     char *to = pg_mem_peer_ptr(dest, pe);
     COUNT_PUT(ctx, !to);
     if (to) {
@@ -194,6 +216,7 @@ void pg_get_strided(struct pangea_ctx *ctx, void *dest, const void *src,
 {
     if (empty_shape(shape))
         return;
+    pg_prof_op(PG_PROF_GET, pe, shape_bytes(shape));
     const char *from = pg_mem_peer_ptr(src, pe);
     COUNT_GET(ctx, 0);
     if (from) {
@@ -261,24 +284,26 @@ void pg_put_vector(struct pangea_ctx *ctx, const struct pg_iovec *v, int pe)
 {
     if (v->bytes == 0 || v->count == 0)
         return;
+    pg_prof_op(PG_PROF_PUT, pe, v->count * v->bytes);
     if (!pg_mem_peer_ptr(v->dst[0], pe)) {
         vector_remote(ctx, v, pe, VECTOR_PUT, NULL);
         return;
     }
     for (size_t i = 0; i < v->count; i++)
-        pg_put(ctx, v->dst[i], v->src[i], v->bytes, pe);
+        put_contiguous(ctx, v->dst[i], v->src[i], v->bytes, pe, 0);
 }
 
 void pg_get_vector(struct pangea_ctx *ctx, const struct pg_iovec *v, int pe)
 {
     if (v->bytes == 0 || v->count == 0)
         return;
+    pg_prof_op(PG_PROF_GET, pe, v->count * v->bytes);
     if (!pg_mem_peer_ptr(v->src[0], pe)) {
         vector_remote(ctx, v, pe, VECTOR_GET, NULL);
         return;
     }
     for (size_t i = 0; i < v->count; i++)
-        pg_get(ctx, v->dst[i], v->src[i], v->bytes, pe);
+        get_contiguous(ctx, v->dst[i], v->src[i], v->bytes, pe, 0);
 }
 
 static void acc_piece(char *to, const char *from, size_t len, void *arg)
@@ -292,6 +317,7 @@ void pg_acc_strided(struct pangea_ctx *ctx, enum pg_acc_type type, const void *s
 {
     if (empty_shape(shape))
         return;
+    pg_prof_op(PG_PROF_ACC, pe, shape_bytes(shape));
     struct acc_args args = {type, scale};
     char *to = pg_mem_peer_ptr(dest, pe);
     if (to) {
@@ -311,6 +337,7 @@ void pg_acc_vector(struct pangea_ctx *ctx, enum pg_acc_type type, const void *sc
 {
     if (v->bytes == 0 || v->count == 0)
         return;
+    pg_prof_op(PG_PROF_ACC, pe, v->count * v->bytes);
     struct acc_args args = {type, scale};
     if (!pg_mem_peer_ptr(v->dst[0], pe)) {
         vector_remote(ctx, v, pe, VECTOR_ACC, &args);
@@ -346,10 +373,10 @@ void pg_ctx_fini(struct pangea_ctx *ctx)
     pg_quiet(ctx);
 }
 
-void pg_put_signal(struct pangea_ctx *ctx, void *dest, const void *src, size_t len,
-                   uint64_t *sig_addr, uint64_t signal, enum pg_signal_op op, int pe)
+void pg_signal(struct pangea_ctx *ctx, uint64_t *sig_addr, uint64_t signal, enum pg_signal_op op,
+               int pe)
 {
-    pg_put(ctx, dest, src, len, pe);
+    pg_prof_op(PG_PROF_SIGNAL, pe, sizeof *sig_addr);
     uint64_t *sig = (uint64_t *)pg_mem_peer_ptr(sig_addr, pe);
     if (sig && op == PG_SIGNAL_SET) {
         __atomic_store_n(sig, signal, __ATOMIC_RELEASE);
@@ -358,12 +385,20 @@ void pg_put_signal(struct pangea_ctx *ctx, void *dest, const void *src, size_t l
         __atomic_fetch_add(sig, signal, __ATOMIC_RELEASE);
         pg_mem_ring(pe, sig_addr);
     } else {
-        /* The node's server applies my requests in issue order: the data before the signal. */
+        /* The node's server applies my requests in issue order: earlier data before the
+         * signal. */
         size_t offset;
-        int seg = locate(sig_addr, sizeof *sig_addr, pe, &offset, "put_signal");
+        int seg = locate(sig_addr, sizeof *sig_addr, pe, &offset, "signal");
         pg_pipe_amo_nbi(completion(ctx), pe, seg, offset,
                         op == PG_SIGNAL_SET ? PG_AMO_SET : PG_AMO_ADD, 8, signal, 0, NULL);
     }
+}
+
+void pg_put_signal(struct pangea_ctx *ctx, void *dest, const void *src, size_t len,
+                   uint64_t *sig_addr, uint64_t signal, enum pg_signal_op op, int pe)
+{
+    pg_put(ctx, dest, src, len, pe);
+    pg_signal(ctx, sig_addr, signal, op, pe);
 }
 
 void pg_fence(struct pangea_ctx *ctx)
@@ -376,6 +411,8 @@ void pg_fence(struct pangea_ctx *ctx)
 
 void pg_quiet(struct pangea_ctx *ctx)
 {
+    /* On one node a quiet is a fence: counted, not timed. */
+    PG_PROF_WAIT_TIMED(QUIET, pg_wait_progress != NULL);
     /* What was pending when the quiet began is complete when it returns (operations other
      * threads issue meanwhile stay pending). NULL quiets the whole process, no context's
      * counts. */

@@ -66,6 +66,9 @@ void pg_get_strided(struct pangea_ctx *ctx, void *dest, const void *src,
 enum pg_signal_op { PG_SIGNAL_SET, PG_SIGNAL_ADD };
 void pg_put_signal(struct pangea_ctx *ctx, void *dest, const void *src, size_t len,
                    uint64_t *sig_addr, uint64_t signal, enum pg_signal_op op, int pe);
+/* The signal alone (shmem_signal_add/set), after my earlier operations to pe. */
+void pg_signal(struct pangea_ctx *ctx, uint64_t *sig_addr, uint64_t signal, enum pg_signal_op op,
+               int pe);
 
 /* An I/O vector: count pieces of `bytes` bytes each, src[i] to dst[i] (ARMCI's giov). The
  * remote side (dst of a put or accumulate, src of a get) holds symmetric addresses. */

@@ -174,13 +174,25 @@ static struct {
     pthread_t resender; /* with retransmission on: resends while the PE is elsewhere */
     int resender_running, resender_stop;
     struct pg_ds_bounce bounce; /* a reply that landed misaligned, copied */
+    int lock_waiters;           /* threads blocked in client_lock */
 } c = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Takes the client's lock, counted while blocked: a holder that would sleep on the completion
+ * queue lets the lock go instead while another thread waits for it (await_network). */
+static void client_lock(void)
+{
+    if (pthread_mutex_trylock(&c.lock) == 0)
+        return;
+    __atomic_fetch_add(&c.lock_waiters, 1, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&c.lock);
+    __atomic_fetch_sub(&c.lock_waiters, 1, __ATOMIC_RELAXED);
+}
 
 /* Every request takes the client's lock here. After pg_pipe_suspend closed the links, a request
  * is the program's error. */
 static void lock_for_request(void)
 {
-    pthread_mutex_lock(&c.lock);
+    client_lock();
     if (!c.links)
         pg_fatal("off-node request", "the network is closed: between shmemx_ckpt_quiesce and "
                                      "shmemx_ckpt_resume only PEs of the same node can be reached");
@@ -561,11 +573,27 @@ static void give_back_due(void);
 
 /* A waiter for replies polls, yielding, for the spin's time, then sleeps on the completion
  * queue, at most this long at a time (the lock is held meanwhile: other threads of the PE
- * that need it wait too, and the same reply would wake them). */
+ * that arrive wait for it at most this long, and the same reply would wake them). */
 #define REPLY_SLEEP_MS 10
 
-/* Progresses until done() holds. Lock held; released while yielding (pg_wait_yield, not
- * pg_wait_step: the waiting PE's hook would send batches from inside a send). */
+/* One step of a wait for the network, lock held: once spun, a sleep on the completion queue.
+ * Never while another thread waits for the lock: what this waiter awaits may be that
+ * thread's to send (a batch it sends while it waits for credit, the lock released), and a
+ * holder that slept again and again would keep it out for good. Then, and while spinning,
+ * the lock is released and the core yielded (pg_wait_yield, not pg_wait_step: the waiting
+ * PE's hook would send batches from inside a send). */
+static void await_network(struct pg_waiter *w)
+{
+    if (pg_wait_spun(w) && !__atomic_load_n(&c.lock_waiters, __ATOMIC_RELAXED)) {
+        progress_for(REPLY_SLEEP_MS);
+        return;
+    }
+    pthread_mutex_unlock(&c.lock);
+    pg_wait_yield(w);
+    client_lock();
+}
+
+/* Progresses until done() holds. Lock held (released while yielding: await_network). */
 static void wait_until(int (*done)(const void *), const void *arg)
 {
     struct pg_waiter w = {0};
@@ -574,13 +602,7 @@ static void wait_until(int (*done)(const void *), const void *arg)
         if (done(arg))
             return;
         give_back_due();
-        if (pg_wait_spun(&w)) {
-            progress_for(REPLY_SLEEP_MS);
-            continue;
-        }
-        pthread_mutex_unlock(&c.lock);
-        pg_wait_yield(&w);
-        pthread_mutex_lock(&c.lock);
+        await_network(&w);
     }
 }
 
@@ -753,13 +775,7 @@ static struct block *reserve_block(int node, size_t bytes, uint32_t *credit, enu
             give_back_due();
         if (can_send(&need, &small))
             break;
-        if (pg_wait_spun(&w)) {
-            progress_for(REPLY_SLEEP_MS);
-            continue;
-        }
-        pthread_mutex_unlock(&c.lock);
-        pg_wait_yield(&w);
-        pthread_mutex_lock(&c.lock);
+        await_network(&w);
     }
     size_t size = (sizeof(struct block) + bytes + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1);
     if (size >= c.region_size)
@@ -1402,7 +1418,7 @@ void pg_pipe_quiet(struct pg_pipe_completion *cc)
         cc = &c.all;
     if (__atomic_load_n(&cc->acks_due, __ATOMIC_ACQUIRE) == 0)
         return; /* nothing off-node outstanding: the common on-node case takes no lock */
-    pthread_mutex_lock(&c.lock);
+    client_lock();
     flush_batches();
     wait_until(acknowledged, cc);
     pthread_mutex_unlock(&c.lock);
@@ -1415,7 +1431,7 @@ uint64_t pg_pipe_outstanding(void)
 
 void pg_pipe_send_raw(int node, const void *bytes, size_t len)
 {
-    pthread_mutex_lock(&c.lock);
+    client_lock();
     if (len > pg_ds_max_message())
         len = pg_ds_max_message();
     uint32_t credit;
@@ -1431,7 +1447,13 @@ void pg_pipe_send_raw(int node, const void *bytes, size_t len)
 
 /* Driven from every wait loop: batched puts leave, replies are read and queued sends leave
  * even while a PE waits on its own memory (a barrier flag, wait_until), which another PE may
- * set only after seeing those puts. Skipped when another thread holds the lock. */
+ * set only after seeing those puts. Skipped when another thread holds the lock.
+ *
+ * The PE may sleep once every request has left (the provider has completed every send) and
+ * no get data is on its way: what may still come is small (acknowledgements, AMO results,
+ * grants), waits in the socket and is read at the next call. Waiting for the
+ * acknowledgements too kept a waiter polling and yielding for a round trip after each barrier
+ * signal it sent. */
 static int progress_while_waiting(void)
 {
     if (pthread_mutex_trylock(&c.lock) != 0)
@@ -1439,14 +1461,14 @@ static int progress_while_waiting(void)
     flush_batches();
     progress();
     give_back_due();
-    int idle = c.in_flight == 0 && c.oldest == c.next;
+    int idle = c.oldest == c.next && c.get_in_flight == 0;
     pthread_mutex_unlock(&c.lock);
     return idle;
 }
 
 struct pg_pipe_faults pg_pipe_faults(void)
 {
-    pthread_mutex_lock(&c.lock);
+    client_lock();
     struct pg_pipe_faults f = {.corrupt_replies = c.corrupt, .retransmissions = c.retransmissions};
     pthread_mutex_unlock(&c.lock);
     return f;
@@ -1459,7 +1481,7 @@ const void *pg_pipe_server_name(int node)
 
 unsigned long pg_pipe_probes_rejected(void)
 {
-    pthread_mutex_lock(&c.lock);
+    client_lock();
     progress();
     unsigned long n = c.probes_rejected;
     pthread_mutex_unlock(&c.lock);
@@ -1508,7 +1530,7 @@ static void register_own_part(int id)
 
 void pipe_client_heap_grown(void)
 {
-    pthread_mutex_lock(&c.lock);
+    client_lock();
     if (pg_net_local_mr())
         register_own_part(pg_mem_newest_part());
     pthread_mutex_unlock(&c.lock);
@@ -1622,7 +1644,7 @@ void pipe_client_close(void)
 {
     stop_resender();
     pg_wait_progress = NULL;
-    pthread_mutex_lock(&c.lock);
+    client_lock();
     /* A control message whose acknowledgement was lost after the last barrier is neither
      * waited for nor sent again (its server may have stopped, and a send to it might never
      * complete): only the sends in the provider are waited for. */
@@ -1673,7 +1695,7 @@ static size_t regions_bytes(const struct pg_pipe_counts *n)
 
 struct pg_pipe_counts pg_pipe_memory(struct pg_pipe_bytes *bytes)
 {
-    pthread_mutex_lock(&c.lock);
+    client_lock();
     struct pg_pipe_counts n = {.npes = (size_t)pg_world.npes, .nnodes = (size_t)pg_world.nnodes};
     for (int node = 0; node < pg_world.nnodes; node++) {
         n.contacted += c.links[node].sent != NULL;

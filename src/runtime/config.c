@@ -110,6 +110,11 @@ static int parse_value(const struct tunable *t, const char *text, long long *out
         *out = !(strcmp(text, "0") == 0 || strcasecmp(text, "no") == 0 ||
                  strcasecmp(text, "off") == 0 || strcasecmp(text, "false") == 0);
         return 0;
+    case PG_KIND_TEXT: /* kept for the whole run: tuning-file lines are not */
+        *out = 0;
+        if (*text && !(*out = (long long)(intptr_t)strdup(text)))
+            return -1;
+        return 0;
     case PG_KIND_CHOICE:
         for (long long i = 0; t->words[i]; i++) {
             if (strcasecmp(text, t->words[i]) == 0) {
@@ -139,6 +144,8 @@ static const char *value_text(const struct tunable *t, char *text, size_t size)
 {
     if (t->kind == PG_KIND_CHOICE)
         return t->words[*t->value];
+    if (t->kind == PG_KIND_TEXT)
+        return *t->value ? pg_cfg_text(*t->value) : "";
     snprintf(text, size, "%lld", *t->value);
     return text;
 }

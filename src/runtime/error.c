@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* dladdr */
 #include "runtime.h"
 
+#include "prof/prof.h"
 #include "startup/startup.h"
 
 #include <dlfcn.h>
@@ -61,6 +62,7 @@ void pg_warn(const char *fmt, ...)
 
 void pg_global_exit(int status)
 {
+    pg_prof_write(1);
     fflush(NULL);
     pg_boot_abort(status);
 }

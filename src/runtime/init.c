@@ -6,6 +6,7 @@
 #include "memory/memory.h"
 #include "onesided/onesided.h"
 #include "pipeline/pipeline.h"
+#include "prof/prof.h"
 #include "startup/startup.h"
 #include "topo/topo.h"
 #include "transport/transport.h"
@@ -58,7 +59,8 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
     /* After startup, so that only PE 0 warns (the environment is the same on every PE). */
     if (pg_world.me == 0)
         pg_config_warn_unknown(stderr);
-    pg_wait_init(requested_thread);
+    pg_wait_init();
+    pg_prof_init(requested_thread == PG_THREAD_MULTIPLE);
     if (pg_memory_init(
             (size_t)pg_cfg.symmetric_size,
             pg_coll_internal_bytes((size_t)pg_world.npes, (size_t)pg_world.max_local_size)) != 0)
@@ -116,6 +118,7 @@ void pg_runtime_fini(void)
     pg_coll_fini();
     pg_pipe_fini();
     pg_memory_fini();
+    pg_prof_fini();
     pg_topo_fini();
     pg_startup_fini();
 }

@@ -9,7 +9,8 @@
 #define PG_VERSION_STRING "0.1.0"
 
 /* The tunables: X(field, kind, environment name, default, category, meaning).
- * kind: SIZE (the OpenSHMEM size grammar), INT, BOOL, or a choice kind K: one word of the list
+ * kind: SIZE (the OpenSHMEM size grammar), INT, BOOL, TEXT (a path or name; read it with
+ * pg_cfg_text, NULL when empty), or a choice kind K: one word of the list
  * PG_WORDS_K (case-insensitive), the value being the word's index (below the table).
  * category: what the tunable is about (PG_CATEGORIES, below the table), which groups the
  * listings; meaning: one line (the longer story is in docs/). */
@@ -40,6 +41,9 @@
     X(pcntr, BOOL, "PANGEA_PCNTR", "0", DIAGNOSTICS,                                           \
       "Count each context's puts and gets for shmemx_pcntr_* (off: those counters read 0; "    \
       "on: one more increment per put and get)")                                               \
+    X(profile, TEXT, "PANGEA_PROFILE", "", DIAGNOSTICS,                                        \
+      "Directory where each PE writes its communication profile at finalize (pe-N.csv for "    \
+      "PE N, and topology.csv from PE 0; docs/profile.md); empty: no profile")                 \
     X(test_drop_acks, INT, "PANGEA_TEST_DROP_ACKS", "0", DIAGNOSTICS,                          \
       "Test hook: each node's data server drops 1 in N (at random) of the acknowledgements "   \
       "and replies it sends, which turns retransmission on and forces it (0: off; otherwise "  \
@@ -129,13 +133,14 @@ enum pg_category { PG_CATEGORIES(PG_CATEGORY_ENUM) PG_CATEGORY_COUNT };
 #define PG_OVERSUBSCRIBED_SPIN_COUNT 50
 #define PG_SPIN_COUNT 2000
 
-enum pg_tunable_kind { PG_KIND_SIZE, PG_KIND_INT, PG_KIND_BOOL, PG_KIND_CHOICE };
+enum pg_tunable_kind { PG_KIND_SIZE, PG_KIND_INT, PG_KIND_BOOL, PG_KIND_TEXT, PG_KIND_CHOICE };
 
 /* Choice kinds: PG_KIND_K names PG_KIND_CHOICE, PG_WORDS_K lists the words (NULL-terminated,
  * in the order of the enumerators); the other kinds have no words. */
 #define PG_WORDS_SIZE NULL
 #define PG_WORDS_INT NULL
 #define PG_WORDS_BOOL NULL
+#define PG_WORDS_TEXT NULL
 
 /* PANGEA_HUGE_PAGES. Also names the kind of pages a heap got (hugetlb, thp or off). */
 enum pg_huge_pages { PG_HUGE_AUTO, PG_HUGE_HUGETLB, PG_HUGE_THP, PG_HUGE_OFF };
@@ -154,6 +159,12 @@ struct pg_config {
 };
 
 extern struct pg_config pg_cfg;
+
+/* The value of a TEXT tunable: its text, NULL when empty. */
+static inline const char *pg_cfg_text(long long value)
+{
+    return (const char *)(intptr_t)value;
+}
 
 /* Read every tunable from the environment (SHMEM_ wins over SMA_). Returns 0, or -1 after
  * printing which variable holds an invalid value. */
@@ -289,11 +300,9 @@ uint64_t pg_now_ns(void);
 
 /* Polls before a waiter blocks (sleeps or yields), set at init and adapted as it runs. */
 extern long long pg_wait_spin_polls;
-/* Brings waiting up once the node is known (pg_world.local_size) for a job at thread level
- * thread_level: the mode, membarrier registration (without it, waits spin), the spin. At
- * SHMEM_THREAD_MULTIPLE across nodes waits spin: sleeping there hangs about 1 run in 6 of
- * tests/shmem/threads on 2 nodes (an open bug of the sleeping waits). */
-void pg_wait_init(int thread_level);
+/* Brings waiting up once the node is known (pg_world.local_size): the mode, membarrier
+ * registration (without it, waits spin), the spin. */
+void pg_wait_init(void);
 /* Sleeps, wake-ups, timeouts, and stalls: timeouts after which the condition held although
  * nobody had rung (a lost or missing wake-up). Counted in this process. */
 struct pg_wait_counts {
@@ -324,8 +333,8 @@ static inline void pg_cpu_relax(void)
 #endif
 }
 /* Set by a module that must be driven while a PE waits (the network client, whose provider
- * may move data only when called); NULL on a single node. Returns 1 when nothing of this PE
- * is in flight (the PE may sleep), 0 when the network still needs driving. */
+ * may move data only when called); NULL on a single node. Returns 1 when the network needs no
+ * more driving by this PE (the PE may sleep: its requests have left), 0 when it does. */
 extern int (*pg_wait_progress)(void);
 
 static inline void pg_wait_step(struct pg_waiter *w)

@@ -58,18 +58,14 @@ static void adapt_spin(void)
                      __ATOMIC_RELAXED);
 }
 
-void pg_wait_init(int thread_level)
+void pg_wait_init(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int crowded = cores > 0 && pg_world.local_size > cores;
-    int threads_across_nodes = thread_level == PG_THREAD_MULTIPLE && pg_world.nnodes > 1;
     long q = membarrier(MEMBARRIER_CMD_QUERY);
-    sleeping = pg_cfg.wait == PG_WAIT_SLEEP && !threads_across_nodes && q > 0 &&
-               (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
+    sleeping = pg_cfg.wait == PG_WAIT_SLEEP && q > 0 && (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
                membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0;
-    if (pg_cfg.wait == PG_WAIT_SLEEP && threads_across_nodes)
-        pg_debug("PANGEA_WAIT=sleep: at SHMEM_THREAD_MULTIPLE across nodes waits spin");
-    else if (pg_cfg.wait == PG_WAIT_SLEEP && !sleeping)
+    if (pg_cfg.wait == PG_WAIT_SLEEP && !sleeping)
         pg_debug("PANGEA_WAIT=sleep: the kernel offers no membarrier, waits spin");
     adapting = 0;
     spin_ns = 0;

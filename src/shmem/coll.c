@@ -87,6 +87,7 @@ static int alltoalls(const char *call, shmem_team_t team, void *dest, const void
               size_t blocks = nelems * (size_t)team->size;
               if (blocks) check_buffers(call, dest, ((blocks - 1) * (size_t)dst + 1) * elem, source,
                                         ((blocks - 1) * (size_t)sst + 1) * elem));
+    PG_PROF_COLL(ALLTOALLS);
     pg_coll_alltoalls(team, dest, source, dst, sst, elem, nelems);
     return 0;
 }
@@ -274,6 +275,7 @@ static struct pangea_team *active_set(const char *call, int PE_start, int logPE_
 void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     PG_SHMEM_CALL("shmem_barrier");
+    PG_PROF_COLL(BARRIER);
     struct pangea_team *set = active_set("shmem_barrier", PE_start, logPE_stride, PE_size, pSync);
     pg_quiet(pg_ctx(SHMEM_CTX_DEFAULT));
     pg_team_sync(set);
@@ -340,6 +342,7 @@ PG_ALIAS(shmem_sync)
         PG_SHMEM_CALL("shmem_alltoalls" #BITS);                                                   \
         struct pangea_team *set =                                                                 \
             active_set("shmem_alltoalls" #BITS, PE_start, logPE_stride, PE_size, pSync);          \
+        PG_PROF_COLL(ALLTOALLS);                                                                  \
         pg_coll_alltoalls(set, dest, source, dst, sst, BYTES, nelems);                            \
     }                                                                                             \
     PG_ALIAS(shmem_alltoalls##BITS)

@@ -82,6 +82,7 @@ static size_t test_some(const struct condition *c, size_t *indices, int *none_el
 
 static void wait_all(const struct condition *c)
 {
+    PG_PROF_WAIT(WAIT_UNTIL);
     PG_WATCHED_WAITER(w, pg_mem_doorbell(pg_world.me, c->ivars), c->call);
     while (!test_all(c))
         pg_wait_step(&w);
@@ -89,6 +90,7 @@ static void wait_all(const struct condition *c)
 
 static size_t wait_any(const struct condition *c)
 {
+    PG_PROF_WAIT(WAIT_UNTIL);
     PG_WATCHED_WAITER(w, pg_mem_doorbell(pg_world.me, c->ivars), c->call);
     int none;
     for (;;) {
@@ -101,6 +103,7 @@ static size_t wait_any(const struct condition *c)
 
 static size_t wait_some(const struct condition *c, size_t *indices)
 {
+    PG_PROF_WAIT(WAIT_UNTIL);
     PG_WATCHED_WAITER(w, pg_mem_doorbell(pg_world.me, c->ivars), c->call);
     int none;
     for (;;) {
@@ -233,6 +236,7 @@ uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
 {
     PG_COND("signal_wait_until", uint64, sig_addr, 1, NULL, cmp, NULL, &cmp_value);
     (void)c;
+    PG_PROF_WAIT(WAIT_UNTIL);
     PG_WATCHED_WAITER(w, pg_mem_doorbell(pg_world.me, sig_addr), "shmem_signal_wait_until");
     for (;;) {
         uint64_t seen = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);

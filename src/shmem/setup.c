@@ -26,6 +26,7 @@ static void finalize_at_exit(int status, void *unused)
 {
     (void)unused;
     pg_crash_exit_check(status, "shmem_finalize");
+    pg_prof_write(0);
     while (pg_runtime_initialized())
         pg_runtime_fini();
 }
@@ -76,6 +77,7 @@ int pshmem_init_thread(int requested, int *provided)
     }
     pg_shmem_ready = 1;
     pg_phases_report("shmem_init");
+    pg_prof_start();
     return 0;
 }
 PG_ALIAS(shmem_init_thread)
@@ -90,6 +92,7 @@ PG_ALIAS(shmem_init)
 void pshmem_finalize(void)
 {
     PG_SHMEM_CALL("shmem_finalize");
+    pg_prof_write(0);
     pg_runtime_fini();
     /* ARMCI may still hold the runtime, and with it the handles. */
     pg_shmem_ready = pg_runtime_initialized();

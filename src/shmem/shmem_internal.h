@@ -9,6 +9,7 @@
 #include "coll/coll.h"
 #include "memory/memory.h"
 #include "onesided/onesided.h"
+#include "prof/prof.h"
 #include "runtime/runtime.h"
 #include "startup/startup.h"
 

@@ -44,36 +44,36 @@ PG_PUT_SIGNAL(putmem_signal, void, 1)
 PG_PUT_SIGNAL(putmem_signal_nbi, void, 1)
 
 static inline void signal_update(const char *call, shmem_ctx_t ctx, uint64_t *sig_addr,
-                                 uint64_t signal, enum pg_amo_op op, int pe)
+                                 uint64_t signal, enum pg_signal_op op, int pe)
 {
     PG_SHMEM_CALL(call);
     PG_CHECKS(pg_check_init(call); pg_check_ctx(call, ctx); pg_check_ctx_pe(call, ctx, pe);
               pg_check_pe(call, "pe", pe);
               pg_check_symmetric(call, "sig_addr", sig_addr, sizeof *sig_addr));
-    pg_amo_nbi(pg_ctx(ctx), sig_addr, pg_ctx_pe(ctx, pe), op, sizeof *sig_addr, signal, 0, NULL);
+    pg_signal(pg_ctx(ctx), sig_addr, signal, op, pg_ctx_pe(ctx, pe));
 }
 
 void pshmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)
 {
-    signal_update("shmem_ctx_signal_add", ctx, sig_addr, signal, PG_AMO_ADD, pe);
+    signal_update("shmem_ctx_signal_add", ctx, sig_addr, signal, PG_SIGNAL_ADD, pe);
 }
 PG_ALIAS(shmem_ctx_signal_add)
 
 void pshmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe)
 {
-    signal_update("shmem_signal_add", SHMEM_CTX_DEFAULT, sig_addr, signal, PG_AMO_ADD, pe);
+    signal_update("shmem_signal_add", SHMEM_CTX_DEFAULT, sig_addr, signal, PG_SIGNAL_ADD, pe);
 }
 PG_ALIAS(shmem_signal_add)
 
 void pshmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)
 {
-    signal_update("shmem_ctx_signal_set", ctx, sig_addr, signal, PG_AMO_SET, pe);
+    signal_update("shmem_ctx_signal_set", ctx, sig_addr, signal, PG_SIGNAL_SET, pe);
 }
 PG_ALIAS(shmem_ctx_signal_set)
 
 void pshmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe)
 {
-    signal_update("shmem_signal_set", SHMEM_CTX_DEFAULT, sig_addr, signal, PG_AMO_SET, pe);
+    signal_update("shmem_signal_set", SHMEM_CTX_DEFAULT, sig_addr, signal, PG_SIGNAL_SET, pe);
 }
 PG_ALIAS(shmem_signal_set)
 

@@ -75,6 +75,7 @@ PG_ALIAS(shmem_pe_quiet)
 void pshmem_barrier_all(void)
 {
     PG_SHMEM_CALL("shmem_barrier_all");
+    PG_PROF_COLL(BARRIER);
     pg_quiet(pg_ctx(SHMEM_CTX_DEFAULT));
     pg_sync_all();
 }

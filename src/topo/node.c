@@ -44,6 +44,31 @@ static void cpus_text(hwloc_const_bitmap_t set, char text[TOPO_CPUS_TEXT])
         strcpy(text + TOPO_CPUS_TEXT - 4, "...");
 }
 
+static void cpus_of_bitmap(hwloc_const_bitmap_t set, struct pg_cpus *cpus)
+{
+    memset(cpus, 0, sizeof *cpus);
+    int pu;
+    hwloc_bitmap_foreach_begin(pu, set)
+    {
+        if (pu < TOPO_MAX_PUS)
+            cpus->bits[pu / 64] |= 1ull << (pu % 64);
+    }
+    hwloc_bitmap_foreach_end();
+}
+
+static int has_cpu(const struct pg_cpus *cpus, int pu)
+{
+    return (int)(cpus->bits[pu / 64] >> (pu % 64) & 1);
+}
+
+static int any_cpu(const struct pg_cpus *cpus)
+{
+    for (size_t w = 0; w < TOPO_MAX_PUS / 64; w++)
+        if (cpus->bits[w])
+            return 1;
+    return 0;
+}
+
 static void find_nics(hwloc_topology_t topology, struct topo_machine *m)
 {
     for (hwloc_obj_t dev = hwloc_get_next_osdev(topology, NULL); dev && m->nnics < TOPO_MAX_NICS;
@@ -56,6 +81,7 @@ static void find_nics(hwloc_topology_t topology, struct topo_machine *m)
         hwloc_obj_t near = hwloc_get_non_io_ancestor_obj(topology, dev);
         common_places(m, near->cpuset, nic->place);
         cpus_text(near->cpuset, nic->cpus);
+        cpus_of_bitmap(near->cpuset, &nic->near);
     }
 }
 
@@ -93,6 +119,7 @@ int topo_machine_load(struct topo_machine *m, char *why, size_t why_len)
                 m->cache_kib[k - PLACE_L1] = (unsigned long)(obj->attr->cache.size / 1024);
         }
     }
+    cpus_of_bitmap(hwloc_topology_get_allowed_cpuset(topology), &m->allowed);
     find_nics(topology, m);
     hwloc_topology_destroy(topology);
     return 0;
@@ -108,7 +135,10 @@ void topo_binding_of_self(const struct topo_machine *m, struct topo_binding *b)
                 hwloc_bitmap_set(set, (unsigned)cpu);
     }
     common_places(m, set, b->place);
+    int first = hwloc_bitmap_first(set);
+    b->first_core = first >= 0 && first < m->npus ? m->place_of_pu[first][PLACE_CORE] : -1;
     cpus_text(set, b->cpus);
+    cpus_of_bitmap(set, &b->set);
     hwloc_bitmap_free(set);
 }
 
@@ -169,4 +199,60 @@ void topo_machine_print(FILE *out, const struct topo_machine *m, const char *ind
         fprintf(out, "%sNIC %s: near cpus %s (%s)\n", indent, m->nic[i].name, m->nic[i].cpus,
                 places);
     }
+}
+
+void topo_server_place(const struct topo_machine *m, const struct topo_binding *pes, int npes,
+                       int nic, struct pg_cpus *cpus, char *why, size_t len)
+{
+    /* The cores of the PEs bound to fewer processors than the job may use: a server on a
+     * hyperthread of a bound PE's core would take that PE's cycles. */
+    struct pg_cpus taken;
+    memset(&taken, 0, sizeof taken);
+    for (int p = 0; p < npes; p++) {
+        if (memcmp(&pes[p].set, &m->allowed, sizeof m->allowed) == 0)
+            continue;
+        for (int pu = 0; pu < m->npus; pu++) {
+            if (!has_cpu(&pes[p].set, pu))
+                continue;
+            int core = m->place_of_pu[pu][PLACE_CORE];
+            for (int q = 0; q < m->npus; q++)
+                if (q == pu || (core >= 0 && m->place_of_pu[q][PLACE_CORE] == core))
+                    taken.bits[q / 64] |= 1ull << (q % 64);
+        }
+    }
+    struct pg_cpus free_near, free_any;
+    for (size_t w = 0; w < TOPO_MAX_PUS / 64; w++) {
+        free_any.bits[w] = m->allowed.bits[w] & ~taken.bits[w];
+        free_near.bits[w] = nic >= 0 ? free_any.bits[w] & m->nic[nic].near.bits[w] : 0;
+    }
+    const char *nic_name = nic >= 0 ? m->nic[nic].name : NULL;
+    char reason[96];
+    if (any_cpu(&free_near)) {
+        *cpus = free_near;
+        snprintf(reason, sizeof reason, "near NIC %s, no PE bound there", nic_name);
+    } else if (any_cpu(&free_any)) {
+        *cpus = free_any;
+        if (nic_name)
+            snprintf(reason, sizeof reason, "no PE bound there; none such near NIC %s", nic_name);
+        else
+            snprintf(reason, sizeof reason, "no PE bound there; the NIC's place is unknown");
+    } else if (nic >= 0) {
+        for (size_t w = 0; w < TOPO_MAX_PUS / 64; w++)
+            cpus->bits[w] = m->allowed.bits[w] & m->nic[nic].near.bits[w];
+        snprintf(reason, sizeof reason, "near NIC %s; PEs are bound to every core", nic_name);
+        if (!any_cpu(cpus))
+            *cpus = m->allowed;
+    } else {
+        *cpus = m->allowed;
+        snprintf(reason, sizeof reason,
+                 "anywhere: PEs are bound to every core and the NIC's place is unknown");
+    }
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    for (int pu = 0; pu < TOPO_MAX_PUS; pu++)
+        if (has_cpu(cpus, pu))
+            hwloc_bitmap_set(set, (unsigned)pu);
+    char list[TOPO_CPUS_TEXT];
+    cpus_text(set, list);
+    hwloc_bitmap_free(set);
+    snprintf(why, len, "cpus %s (%s)", list, reason);
 }

@@ -125,7 +125,7 @@ void pg_topo_init(void)
         for (;;)
             pause();
     }
-    if (pg_cfg.info) {
+    if (pg_cfg.info || pg_cfg.profile) {
         world_binding = alloc_or_die((size_t)pg_world.npes * sizeof *world_binding);
         pg_boot_allgather(&me, world_binding, sizeof me);
     }
@@ -176,6 +176,55 @@ int pg_topo_leaf_switch(int node)
 int pg_topo_switch_count(void)
 {
     return nswitches;
+}
+
+int pg_topo_numa_of(int pe)
+{
+    int local = pg_local_rank_of(pe);
+    return local < 0 ? -1 : local_binding[local].place[PLACE_NUMA];
+}
+
+uint32_t pg_topo_switch_speed(int sw)
+{
+    return sw >= 0 && sw < nswitches ? switches[sw].speed : 0;
+}
+
+/* The NIC of my node that the network's domain is, or -1. */
+static int network_nic(void)
+{
+    const char *domain = pg_net_domain();
+    /* Providers name a domain after its device, sometimes with a suffix ("mlx5_0-dgram"). */
+    for (int i = 0; domain && i < machine->nnics; i++) {
+        size_t len = strlen(machine->nic[i].name);
+        if (strncmp(machine->nic[i].name, domain, len) == 0 && !isalnum((unsigned char)domain[len]))
+            return i;
+    }
+    return -1;
+}
+
+int pg_topo_server_cpus(struct pg_cpus *cpus, char *why, size_t len)
+{
+    if (machine->npus == 0)
+        return -1;
+    topo_server_place(machine, local_binding, pg_world.local_size, network_nic(), cpus, why, len);
+    return 0;
+}
+
+void pg_topo_place(int pe, struct pg_topo_place *out)
+{
+    int node = pg_world.node_of[pe];
+    const struct topo_binding *b = world_binding ? &world_binding[pe] : NULL;
+    *out = (struct pg_topo_place){.node = node,
+                                  .host = cards[node].host,
+                                  .package = b ? b->place[PLACE_PACKAGE] : -1,
+                                  .numa = b ? b->place[PLACE_NUMA] : -1,
+                                  .core = b ? b->first_core : -1};
+    if (cards[0].source == SOURCE_DEFAULT)
+        return;
+    size_t at = 0;
+    for (int s = leaf_of_node[node]; s >= 0 && at < sizeof out->switches; s = switches[s].parent)
+        at += (size_t)snprintf(out->switches + at, sizeof out->switches - at, "%s%s", at ? "/" : "",
+                               switches[s].name);
 }
 
 /* "0-3,8" for the PEs of node (at most len characters, "..." when cut). */
@@ -240,19 +289,16 @@ void pg_topo_print(FILE *out)
     const char *domain = pg_world.nnodes > 1 ? pg_net_domain() : NULL;
     if (!domain)
         return;
-    int nic = -1;
-    /* Providers name a domain after its device, sometimes with a suffix ("mlx5_0-dgram"). */
-    for (int i = 0; i < machine->nnics && nic < 0; i++) {
-        size_t len = strlen(machine->nic[i].name);
-        if (strncmp(machine->nic[i].name, domain, len) == 0 && !isalnum((unsigned char)domain[len]))
-            nic = i;
-    }
+    int nic = network_nic();
     if (nic >= 0)
         fprintf(out, "    network: libfabric domain '%s' is NIC %s, near cpus %s\n", domain,
                 machine->nic[nic].name, machine->nic[nic].cpus);
     else
         fprintf(out, "    network: libfabric domain '%s' is none of the NICs hwloc reports\n",
                 domain);
+    char server[200];
+    if (pg_topo_server_cpus(&(struct pg_cpus){{0}}, server, sizeof server) == 0)
+        fprintf(out, "    data server: %s\n", server);
 }
 
 int pg_topo_describe_machine(FILE *out)

@@ -9,6 +9,7 @@
 #ifndef PG_TOPO_H
 #define PG_TOPO_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* The levels, closest first (the values of include/shmemx.h's SHMEMX_LEVEL_*). */
@@ -37,6 +38,43 @@ int pg_topo_level(int pe);
  * switches and those above them). */
 int pg_topo_leaf_switch(int node);
 int pg_topo_switch_count(void);
+/* The NUMA domain world PE pe (on my node) is bound within; -1 when it may run on several, when
+ * hwloc does not know, or for a PE of another node. */
+int pg_topo_numa_of(int pe);
+/* The LinkSpeed of switch sw (topology file), 0 when not given. */
+uint32_t pg_topo_switch_speed(int sw);
+
+/* A set of processors, by the operating system's numbers: bit c%64 of bits[c/64] is c. */
+#define PG_TOPO_MAX_CPUS 1024 /* CPU_SETSIZE */
+struct pg_cpus {
+    uint64_t bits[PG_TOPO_MAX_CPUS / 64];
+};
+/* Where this node's data server thread runs: near the NIC the network uses (hwloc locality), on
+ * cores no PE of the node is bound to; when none is free there, on any free core; when none is
+ * free, near the NIC; else anywhere the job may run. After the network is open. Returns 0 with
+ * the processors and the reason in why ("cpus 1: near NIC eth0, no PE bound there"), or -1 when
+ * hwloc could not read the node (then the server may run anywhere). */
+int pg_topo_server_cpus(struct pg_cpus *cpus, char *why, size_t len);
+
+/* Where world PE pe sits, for the profile's topology file (when SHMEM_INFO or PANGEA_PROFILE
+ * is set; otherwise only its node and host are known): node index, host, package, NUMA domain
+ * and first core of its binding on its node (-1 when unknown or spanning several), and the
+ * switch path from its leaf switch upward joined by '/' ("" when the default tree, one switch
+ * over every node, is in use). */
+struct pg_topo_place {
+    int node;
+    const char *host;
+    int package, numa, core;
+    char switches[256];
+};
+void pg_topo_place(int pe, struct pg_topo_place *out);
+/* The switch path of host in a file of Slurm's topology.conf syntax (docs/topology.md), read
+ * as PANGEA_TOPOLOGY_FILE is: the leaf switch first, names joined by '/' (a profile's
+ * topology.csv column). Needs no job: pangea-map calls it. 0, or -1 with the message (naming
+ * the file and line) in error. */
+#define PG_TOPO_ERROR_TEXT 300
+int pg_topo_file_switches(const char *file, const char *host, char *switches, size_t len,
+                          char error[PG_TOPO_ERROR_TEXT]);
 
 /* SHMEM_INFO (PE 0): where the tree came from, the tree with each node and its PEs, each PE's
  * binding, and the node's NICs with the one the network uses. */

@@ -3,6 +3,8 @@
 #ifndef PG_TOPO_INTERNAL_H
 #define PG_TOPO_INTERNAL_H
 
+#include "topo.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,7 +20,7 @@ enum topo_place {
     PLACE_KINDS
 };
 
-#define TOPO_MAX_PUS 1024 /* CPU_SETSIZE */
+#define TOPO_MAX_PUS PG_TOPO_MAX_CPUS
 #define TOPO_MAX_NICS 8
 #define TOPO_CPUS_TEXT 64
 
@@ -26,12 +28,14 @@ struct topo_nic {
     char name[32];             /* hwloc's OS device name: "eth0", "mlx5_0" */
     int place[PLACE_KINDS];    /* the places its locality lies within (-1: none) */
     char cpus[TOPO_CPUS_TEXT]; /* the processors near it, as a list "0-15" */
+    struct pg_cpus near;       /* the same processors */
 };
 
 /* A node as hwloc sees it, indexed by operating-system processor number. Plain data: the node
  * leader fills it and copies it to the node's PEs. */
 struct topo_machine {
     int npus;                   /* highest processor number + 1 */
+    struct pg_cpus allowed;     /* the processors the job may use (its cgroup's) */
     int count[PLACE_KINDS];     /* objects of each kind */
     unsigned long cache_kib[3]; /* L1d, L2, L3 size (of the first of each) */
     int nnics;
@@ -43,7 +47,9 @@ struct topo_machine {
  * they span several), and the processors themselves. */
 struct topo_binding {
     int place[PLACE_KINDS];
+    int first_core; /* the core of its lowest processor (-1 when unknown) */
     char cpus[TOPO_CPUS_TEXT];
+    struct pg_cpus set;
 };
 
 /* Loads hwloc's view of this machine (HWLOC_XMLFILE / HWLOC_SYNTHETIC are honoured). 0, or -1
@@ -52,6 +58,10 @@ int topo_machine_load(struct topo_machine *m, char *why, size_t why_len);
 /* The calling thread's binding in m, from its affinity mask. */
 void topo_binding_of_self(const struct topo_machine *m, struct topo_binding *b);
 void topo_machine_print(FILE *out, const struct topo_machine *m, const char *indent);
+/* Where a node's data server runs (see pg_topo_server_cpus), given the bindings of the node's
+ * PEs and the NIC the network uses (-1: not known): the processors, and why them in why. */
+void topo_server_place(const struct topo_machine *m, const struct topo_binding *pes, int npes,
+                       int nic, struct pg_cpus *cpus, char *why, size_t len);
 /* "core 3, NUMA 0, package 0; L1d 32 KiB ..." */
 void topo_binding_text(const struct topo_machine *m, const struct topo_binding *b, char *text,
                        size_t len);
@@ -60,7 +70,7 @@ void topo_binding_text(const struct topo_machine *m, const struct topo_binding *
  * separated by '.', and the LinkSpeed of each (0 when not given). */
 #define TOPO_MAX_DEPTH 16
 #define TOPO_PATH_TEXT 256
-#define TOPO_ERROR_TEXT 300
+#define TOPO_ERROR_TEXT PG_TOPO_ERROR_TEXT
 struct topo_path {
     char names[TOPO_PATH_TEXT];
     uint32_t speed[TOPO_MAX_DEPTH];

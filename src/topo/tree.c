@@ -206,6 +206,7 @@ struct file_switch {
 
 struct topo_file {
     const char *path;
+    const char *what; /* how a message names the file when it cannot be read */
     struct file_switch *sw;
     int n, room;
 };
@@ -335,7 +336,7 @@ static int read_file(struct topo_file *f, char error[TOPO_ERROR_TEXT])
 {
     FILE *in = fopen(f->path, "r");
     if (!in)
-        return fail(error, "PANGEA_TOPOLOGY_FILE %s cannot be read: %s", f->path, strerror(errno));
+        return fail(error, "%s %s cannot be read: %s", f->what, f->path, strerror(errno));
     char *text = NULL;
     size_t room = 0;
     int status = 0;
@@ -364,10 +365,10 @@ struct leaf_search {
     char *error;
 };
 
-static int path_from_file(const char *file, const char *host, struct topo_path *path,
-                          char error[TOPO_ERROR_TEXT])
+static int path_from_file(const char *file, const char *what, const char *host,
+                          struct topo_path *path, char error[TOPO_ERROR_TEXT])
 {
-    struct topo_file f = {.path = file};
+    struct topo_file f = {.path = file, .what = what};
     int status = read_file(&f, error);
     int leaf = -1;
     for (int i = 0; i < f.n && status == 0; i++) {
@@ -428,10 +429,35 @@ int topo_path_of_host(const char *host, struct topo_path *path, enum topo_source
     const char *file = getenv("PANGEA_TOPOLOGY_FILE");
     if (file && *file) {
         *source = SOURCE_FILE;
-        return path_from_file(file, host, path, error);
+        return path_from_file(file, "PANGEA_TOPOLOGY_FILE", host, path, error);
     }
     *source = SOURCE_DEFAULT;
     memset(path, 0, sizeof *path);
     snprintf(path->names, sizeof path->names, "%s", DEFAULT_SWITCH);
+    return 0;
+}
+
+int pg_topo_file_switches(const char *file, const char *host, char *switches, size_t len,
+                          char error[PG_TOPO_ERROR_TEXT])
+{
+    struct topo_path path;
+    error[0] = '\0';
+    if (path_from_file(file, "topology file", host, &path, error) != 0)
+        return -1;
+    /* names is top-down and '.'-separated: turn it around. */
+    size_t at = 0;
+    switches[0] = '\0';
+    for (size_t end = strlen(path.names); end > 0;) {
+        size_t start = end;
+        while (start > 0 && path.names[start - 1] != '.')
+            start--;
+        int w = snprintf(switches + at, len - at, "%s%.*s", at ? "/" : "", (int)(end - start),
+                         path.names + start);
+        if (w < 0 || (size_t)w >= len - at)
+            return fail(error, "%s: the switch path of '%s' is longer than %zu characters", file,
+                        host, len - 1);
+        at += (size_t)w;
+        end = start ? start - 1 : 0;
+    }
     return 0;
 }

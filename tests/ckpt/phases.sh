@@ -8,8 +8,8 @@
 # TEST_CKPT_* variables set here). Every phase is a job of its own, on NODES emulated nodes
 # (tests/netns) when NODES > 1, its output indented in ours; the checkpoints go to a scratch
 # directory removed at the end. Prints "PASS NAME" when every phase did what it should.
-#   kill        a reference run; a run the last PE SIGKILLs mid-step; a restart from the newest
-#               committed checkpoint whose RESULT equals the reference's
+#   kill        a reference run; a run the last PE SIGKILLs mid-step, once the checkpoint before
+#               is committed; a restart from it whose RESULT equals the reference's
 #   save_crash  PE 0 is SIGKILLed as checkpoint 2 returns (its write under way): the restart
 #               must use checkpoint 1
 #   layout      saved on 1 node x NPES and restored on 2 nodes x NPES/2, then the reverse
@@ -68,16 +68,16 @@ result() {
     grep -m 1 '^RESULT ' <<<"$out"
 }
 
-# Saves every 5 steps of 40 on K nodes, killed in step 23: checkpoints 1-3 are committed, 4 is
-# written but waits for the next checkpoint to commit it. Restores on K2 nodes.
+# Saves every 5 steps of 40 on K nodes, killed in step 23 once checkpoint 4 (taken after step
+# 20) is committed, without a later call into the library. Restores on K2 nodes.
 kill_and_restart() { # kill_and_restart K K2 REFERENCE
     phase="killed on $1 node(s)"
     rm -rf "$work/run"
     run "$1" "$npes" TEST_CKPT_DIR="$work/run" TEST_CKPT_KILL_STEP=23
     [ "$rc" -ne 0 ] || fail "the job survived its SIGKILL"
-    [ -d "$work/run/ckpt-3" ] || fail "no committed checkpoint 3 in $work/run: $(ls "$work/run")"
+    [ -d "$work/run/ckpt-4" ] || fail "no committed checkpoint 4 in $work/run: $(ls "$work/run")"
     phase="restarted on $2 node(s)"
-    run "$2" "$npes" TEST_CKPT_DIR="$work/run" TEST_CKPT_RESTART=1 TEST_CKPT_EXPECT=3
+    run "$2" "$npes" TEST_CKPT_DIR="$work/run" TEST_CKPT_RESTART=1 TEST_CKPT_EXPECT=4
     expect_ok
     [ "$(result)" = "$3" ] || fail "$(result), the uninterrupted run: $3"
 }

@@ -1,7 +1,10 @@
-/* The data server may run on every CPU the job may use, even when the launcher binds its host
- * PE to one core: every PE binds itself to its first CPU before shmem_init, and the node's
- * server thread ("pangea-server", in node-local rank 0) must still have the whole original
- * set. On one node there is no server, and none may be running. */
+/* Where the node's data server runs (pg_topo_server_cpus): near the NIC, on cores no PE is bound
+ * to. With TEST_BIND=1 (the default) every PE binds itself to its first CPU before shmem_init,
+ * as a launcher would; the node's server thread ("pangea-server", in node-local rank 0) must
+ * then run on exactly the CPUs TEST_SERVER_CPUS lists ("1", "0-1"), whatever its host PE's
+ * binding. The lines fake the machine with HWLOC_XMLFILE (tests/topo/nic-on-package*.xml: two
+ * packages of one core, the emulated nodes' NIC pgeth0 on one of them). On one node there is no
+ * server, and none may be running. */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "check.h"
 
@@ -33,8 +36,29 @@ static pid_t thread_named(const char *name)
     return found;
 }
 
+/* "1", "0-1", "0,2-3" as a set. */
+static void parse_cpus(const char *text, cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    for (const char *c = text; *c;) {
+        char *end;
+        long first = strtol(c, &end, 10), last = first;
+        if (*end == '-')
+            last = strtol(end + 1, &end, 10);
+        for (long cpu = first; cpu <= last; cpu++)
+            CPU_SET((int)cpu, set);
+        c = *end == ',' ? end + 1 : end;
+        if (end == c && *c)
+            break;
+    }
+}
+
 int main(void)
 {
+    const char *want_text = getenv("TEST_SERVER_CPUS");
+    CHECK(want_text != NULL, "set TEST_SERVER_CPUS");
+    cpu_set_t want;
+    parse_cpus(want_text ? want_text : "", &want);
     cpu_set_t original, first;
     CHECK(sched_getaffinity(0, sizeof original, &original) == 0, "sched_getaffinity failed");
     CPU_ZERO(&first);
@@ -43,17 +67,23 @@ int main(void)
             CPU_SET(cpu, &first);
             break;
         }
-    CHECK(sched_setaffinity(0, sizeof first, &first) == 0, "binding to one CPU failed");
+    const char *bind = getenv("TEST_BIND");
+    if (!bind || atoi(bind))
+        CHECK(sched_setaffinity(0, sizeof first, &first) == 0, "binding to one CPU failed");
     shmem_init();
     pid_t server = thread_named("pangea-server");
     if (pg_world.nnodes > 1 && pg_world.local_rank == 0) {
         CHECK(server != 0, "PE %d hosts its node's server, but no thread is named pangea-server",
               shmem_my_pe());
         cpu_set_t its;
-        if (server && sched_getaffinity(server, sizeof its, &its) == 0)
-            CHECK(CPU_EQUAL(&its, &original),
-                  "the server may run on %d CPUs, the job on %d (its host PE is bound to one)",
-                  CPU_COUNT(&its), CPU_COUNT(&original));
+        if (server && sched_getaffinity(server, sizeof its, &its) == 0) {
+            char seen[256] = "";
+            for (int cpu = 0, at = 0; cpu < CPU_SETSIZE && at < 200; cpu++)
+                if (CPU_ISSET(cpu, &its))
+                    at += snprintf(seen + at, sizeof seen - (size_t)at, "%s%d", at ? "," : "", cpu);
+            CHECK(CPU_EQUAL(&its, &want), "the server may run on cpus %s, want %s", seen,
+                  want_text);
+        }
     } else {
         CHECK(server == 0, "PE %d runs a server thread it should not have", shmem_my_pe());
     }

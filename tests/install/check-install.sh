@@ -43,7 +43,7 @@ if ldd "$prefix/hello-static" | grep -q libpangea; then fail "the static link us
 "$bin/oshrun" -np 2 "$prefix/hello-static" >/dev/null || fail "the static program did not run"
 
 # Man pages: installed, found by man, rendered without warnings.
-for page in oshcc.1 oshc++.1 oshrun.1 pangea-info.1 pangea-tune.1; do
+for page in oshcc.1 oshc++.1 oshrun.1 pangea-info.1 pangea-tune.1 pangea-prof.1 pangea-map.1; do
     [ -e "$prefix/share/man/man1/$page" ] || fail "man page $page not installed"
 done
 [ -e "$prefix/share/man/man3/shmemx.3" ] || fail "man page shmemx.3 not installed"
@@ -69,6 +69,10 @@ if "$info" --param SHMEM_NO_SUCH >/dev/null 2>&1; then fail "--param of no tunab
 "$info" --footprint 64 8 | grep -q "^nodes 8$" || fail "pangea-info --footprint"
 SHMEM_SYMETRIC_SIZE=1G "$info" 2>&1 >/dev/null | grep -q "closest: SHMEM_SYMMETRIC_SIZE" ||
     fail "pangea-info does not warn about a misspelled variable"
+
+# The profile tools run from the prefix (their figures: tests/prof/tools.sh).
+"$bin/pangea-prof" --help | grep -q -- "--text" || fail "pangea-prof --help"
+"$bin/pangea-map" --help | grep -q -- "--topology" || fail "pangea-map --help"
 
 # make uninstall removes everything make install put there.
 make --no-print-directory uninstall BUILD="$build" PREFIX="$prefix" >/dev/null

@@ -2,8 +2,8 @@
 # netns-run.sh - run an MPI (MPICH hydra) job whose PEs sit on several emulated "nodes".
 #
 # Usage:
-#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-c N] NODES PES_PER_NODE -- PROGRAM [ARGS...]
-#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-c N] NODESxPES_PER_NODE -- PROGRAM [ARGS...]
+#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] NODES PES_PER_NODE -- PROGRAM [ARGS...]
+#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] NODESxPES_PER_NODE -- PROGRAM [ARGS...]
 #   tests/netns/netns-run.sh -C       # remove leftovers of runs that were SIGKILLed
 #
 #   -k  keep the run directory (node table, holder logs) in /tmp after the run and print its
@@ -15,6 +15,9 @@
 #       shared memory between nodes and MPI traffic between nodes goes over TCP on the veths
 #       (same as NETNS_TCP=1).  Beware: with MPICH 4.0.2 + UCX 1.13.1, TCP endpoints hang in
 #       MPI_Finalize in a good part of the runs (see README.md); the timeout then ends the job.
+#   -f  place the ranks by a hydra machine file whose hosts are pgnode<i> (i < NODES) instead
+#       of in blocks: "pgnode2:1" lines, one per rank in rank order, put each rank on its node
+#       (what pangea-map writes); the job still has NODES x PES_PER_NODE ranks
 #   -c N, --corrupt N
 #       corrupt about 1 in N of the TCP packets each node sends to another node: a tc BPF
 #       program (corrupt.bpf.c, built here with clang) on the node's pgeth0 flips one byte of
@@ -85,7 +88,7 @@ TAG="pgns$$"
 HEAD_NS="$TAG-head"
 
 usage() {
-    sed -n '3,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 msg() { echo "$ME: $*" >&2; }
@@ -168,6 +171,7 @@ main() {
     TCP=${NETNS_TCP:-0}
     [[ $TCP == 0 ]] || TCP=1
     OPENMPI=0
+    MACHINEFILE=
     CORRUPT=0
     local args=()
     while [[ $# -gt 0 && $1 != -- ]]; do # --corrupt N is -c N
@@ -175,8 +179,9 @@ main() {
         shift
     done
     set -- "${args[@]}" "$@"
-    while getopts ":kvotc:Ch" opt; do
+    while getopts ":kvotf:c:Ch" opt; do
         case $opt in
+        f) MACHINEFILE=$OPTARG ;;
         c)
             [[ $OPTARG =~ ^[0-9]+$ ]] && ((10#$OPTARG >= 1)) ||
                 { msg "--corrupt takes N >= 1 (about 1 packet in N), not '$OPTARG'"; exit 2; }
@@ -393,6 +398,22 @@ main() {
 
     HOSTS=
     for ((i = 0; i < NODES; i++)); do HOSTS+="${HOSTS:+,}$(node_addr $i):$PPN"; done
+    PLACEMENT=(-hosts "$HOSTS")
+    if [[ -n $MACHINEFILE ]]; then
+        # hydra is given addresses, as with -hosts: pgnode<i> resolves only on the nodes.
+        ((OPENMPI)) && die "-f and -o cannot be combined"
+        [[ -r $MACHINEFILE ]] || die "machine file $MACHINEFILE cannot be read"
+        while IFS= read -r line || [[ -n $line ]]; do
+            line=${line%%#*}
+            [[ -z ${line//[[:space:]]/} ]] && continue
+            [[ $line =~ ^[[:space:]]*pgnode([0-9]+)(:[0-9]+)?[[:space:]]*$ ]] ||
+                die "$MACHINEFILE: '$line' is not pgnode<i>[:N]"
+            ((10#${BASH_REMATCH[1]} < NODES)) ||
+                die "$MACHINEFILE: pgnode${BASH_REMATCH[1]} is not one of the $NODES nodes"
+            echo "$(node_addr $((10#${BASH_REMATCH[1]})))${BASH_REMATCH[2]}"
+        done <"$MACHINEFILE" >"$RUNDIR/machinefile" || exit 1
+        PLACEMENT=(-f "$RUNDIR/machinefile")
+    fi
     if ((OPENMPI)); then
         # Open MPI's rsh launcher runs "AGENT HOST orted ..." like hydra's ssh launcher; its
         # out-of-band and TCP traffic stays on the run's subnet. osc ^rdma: without it Open
@@ -402,7 +423,7 @@ main() {
             --mca osc ^rdma -H "$HOSTS" -np "$NPROCS" "$@")
     else
         CMD=("$MPIEXEC" -launcher ssh -launcher-exec "$LAUNCHER" -iface "$BRIDGE"
-            -hosts "$HOSTS" -n "$NPROCS" "$@")
+            "${PLACEMENT[@]}" -n "$NPROCS" "$@")
     fi
     vmsg "UCX_TLS=$UCX_TLS UCX_NET_DEVICES=$UCX_NET_DEVICES timeout=${TIMEOUT}s" \
         "between nodes: $( ((TCP)) && echo TCP || echo 'shared memory (IPC namespace shared)')"

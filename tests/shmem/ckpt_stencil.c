@@ -7,7 +7,9 @@
  *
  * Environment: TEST_CKPT_DIR (the directory), TEST_CKPT_EVERY (K, default 5), and for the
  * phases: TEST_CKPT_RESTART=1 (shmemx_restart first; TEST_CKPT_EXPECT=n: it must return n),
- * TEST_CKPT_KILL_STEP=s (the last PE kills itself in step s, with its puts and AMOs in flight),
+ * TEST_CKPT_KILL_STEP=s (the last PE kills itself in step s, with its puts and AMOs in flight;
+ * first every PE waits, calling no OpenSHMEM routine, until the checkpoint taken before step s is
+ * committed: the commit must not wait for the library to be called again),
  * TEST_CKPT_KILL_AFTER_SAVE=n (PE 0 kills itself as checkpoint n returns, its write under way),
  * TEST_CKPT_EXTRA=1 (one more allocation than the saving run), TEST_CKPT_LOCK=1 (a checkpoint
  * while holding a lock). */
@@ -16,6 +18,8 @@
 #include <shmemx.h>
 
 #include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #define CELLS 512
 #define STEPS 40
@@ -27,6 +31,18 @@ static long env_long(const char *name, long otherwise)
 {
     const char *v = getenv(name);
     return v && *v ? strtol(v, NULL, 10) : otherwise;
+}
+
+/* Waits up to a minute for dir/ckpt-number to appear, looking at the file system only. */
+static void await_commit(const char *dir, long number)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/ckpt-%ld", dir, number);
+    struct stat st;
+    for (int ms = 0; stat(path, &st) != 0; ms++) {
+        CHECK(ms < 60000, "checkpoint %ld is not committed a minute after it was taken", number);
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    }
 }
 
 static double inject(long s, long cell)
@@ -106,8 +122,12 @@ int main(void)
         shmem_long_atomic_inc(ticks, right);
         last_step = s;
         shmem_long_put_nbi(&seen[me], &last_step, 1, right);
-        if (s == kill_step && me == npes - 1)
-            raise(SIGKILL);
+        if (s == kill_step) {
+            if (s / every > 0)
+                await_commit(dir, s / every);
+            if (me == npes - 1)
+                raise(SIGKILL);
+        }
         shmem_barrier_all();
         for (int i = 0; i < CELLS; i++)
             next[i] = (u[i] + 2.0 * u[i + 1] + u[i + 2]) * 0.25 + inject(s, (long)me * CELLS + i);
