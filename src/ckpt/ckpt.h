@@ -40,10 +40,4 @@ void pg_ckpt_resume(const char *call);
 /* The finalize's part (collective): waits for the last write. */
 void pg_ckpt_fini(void);
 
-/* CRC32C of buf, continuing from crc (0 to start). pg_crc32c uses the CPU's instruction when it
- * has one (pg_crc32c_hardware says so), else pg_crc32c_tables; both give the same values. */
-uint32_t pg_crc32c(uint32_t crc, const void *buf, size_t len);
-uint32_t pg_crc32c_tables(uint32_t crc, const void *buf, size_t len);
-int pg_crc32c_hardware(void);
-
 #endif

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define PG_DS_PROTOCOL_VERSION 7
+#define PG_DS_PROTOCOL_VERSION 8
 
 /* The largest chunk (PANGEA_PIPELINE_BUFFER_SIZE) pangea-tune tries; the transport is set up
  * so that messages of up to this much data go eagerly (see pg_net_init). */
@@ -132,17 +132,20 @@ static inline size_t pg_ds_record_bytes(size_t len)
 struct pg_ds_header {
     uint8_t version;
     uint8_t type;
-    uint8_t segment;   /* enum pg_seg_id */
-    uint8_t op;        /* enum pg_amo_op, or enum pg_acc_type for an accumulate */
-    uint8_t width;     /* AMO operand bytes: 4 or 8 */
-    uint8_t fetch;     /* AMO: reply with the old value */
-    uint8_t layout;    /* enum pg_ds_layout */
-    uint8_t flags;     /* PG_DS_ORDERED */
-    uint16_t status;   /* NACK: enum pg_ds_status */
-    uint16_t order;    /* an ordered request's number in its source's stream to this node */
-    uint32_t source;   /* requesting PE */
-    uint32_t target;   /* PE whose memory is accessed */
-    uint32_t credit;   /* bytes of the server's receive space the request holds (client's) */
+    uint8_t segment; /* enum pg_seg_id */
+    uint8_t op;      /* enum pg_amo_op, or enum pg_acc_type for an accumulate */
+    uint8_t width;   /* AMO operand bytes: 4 or 8 */
+    uint8_t fetch;   /* AMO: reply with the old value */
+    uint8_t layout;  /* enum pg_ds_layout */
+    uint8_t flags;   /* PG_DS_ORDERED */
+    uint16_t status; /* NACK: enum pg_ds_status */
+    uint16_t order;  /* an ordered request's number in its source's stream to this node */
+    uint32_t source; /* requesting PE */
+    uint32_t target; /* PE whose memory is accessed */
+    uint32_t credit; /* bytes of the server's receive space the request holds (client's) */
+    uint32_t crc;    /* PANGEA_CHECKSUM: see pg_ds_seal; 0 otherwise */
+    uint8_t attempt; /* the request's transmission (0: first), echoed in the reply */
+    uint8_t unused[3];
     uint64_t offset;   /* in the target's segment */
     uint64_t length;   /* data bytes: of this message (put, acc, reply) or requested (get) */
     uint64_t position; /* in the packed stream (see enum pg_ds_layout) */
@@ -188,6 +191,25 @@ static inline uint64_t pg_ds_message_key(const void *message)
     memcpy(&key, (const char *)message + offsetof(struct pg_ds_header, key), sizeof key);
     return key;
 }
+
+/* End-to-end checksums (PANGEA_CHECKSUM, docs/reliability.md). A message's crc is the CRC32C of
+ * its bytes after the header (as on the wire, padding included) continued over its header with
+ * crc 0: the data part can be summed while it is packed (pg_ds_sum_payload, then
+ * pg_ds_seal_summed), the header only once its last field is set. pg_ds_intact checks a
+ * received message of len bytes (at least a header). */
+uint32_t pg_ds_sum_payload(uint32_t crc, const void *bytes, size_t len);
+void pg_ds_seal_summed(struct pg_ds_header *h, uint32_t payload_crc);
+void pg_ds_seal(struct pg_ds_header *h, size_t len);
+int pg_ds_intact(const struct pg_ds_header *h, size_t len);
+
+/* Retransmission (on with PANGEA_CHECKSUM, or with the test hook PANGEA_TEST_DROP_ACKS): a
+ * source keeps each request until it is done and sends it again when it is not done in time.
+ * A source has at most PG_DS_WINDOW ordered requests to a node that are not done (order
+ * numbers; the next waits for the slot of the one PG_DS_WINDOW before it): so a server that
+ * sees number n knows n - PG_DS_WINDOW is done, and keeps the replies of fetching AMOs in
+ * PG_DS_WINDOW slots per source, for the retransmissions that ask for them again. */
+#define PG_DS_WINDOW 128
+int pg_ds_reliable(void);
 
 /* A request with this flag is applied after every earlier request of its source to this node
  * (by `order`, modulo 2^16), whatever order the network delivers them in: so fence needs no
@@ -350,7 +372,9 @@ struct pg_ds_server_bytes pg_ds_server_model(const struct pg_ds_server_counts *c
  * lent beyond the pool to a PE kept waiting while holders did not answer. */
 struct pg_ds_server_stats {
     uint64_t grants, enlargements, reclaims, lent;
-    uint64_t foreign; /* messages refused for want of the job's key (or of a whole header) */
+    uint64_t foreign;    /* messages refused for want of the job's key (or of a whole header) */
+    uint64_t corrupt;    /* PANGEA_CHECKSUM: requests dropped for a checksum that does not match */
+    uint64_t duplicates; /* requests served before and sent again: answered, not applied */
 };
 struct pg_ds_server_stats pg_ds_server_stats(void);
 /* The counts at their largest for a job of npes PEs, local_size on this node: every PE of

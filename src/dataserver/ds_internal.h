@@ -13,7 +13,8 @@ struct ds_stream {
 };
 typedef void (*ds_serve_fn)(const struct pg_ds_header *h, size_t len);
 /* Serves h (len bytes, a whole header) when its turn has come, then whichever held requests
- * follow it; keeps a copy of it when it is early. Returns PG_DS_OK, or PG_DS_BAD_ORDER when
+ * follow it; keeps a copy of it when it is early (one copy of a number: another is a
+ * retransmission). Returns PG_DS_OK, or PG_DS_BAD_ORDER when
  * its number was served already (nothing is served). */
 int ds_stream_deliver(struct ds_stream *st, const struct pg_ds_header *h, size_t len,
                       ds_serve_fn serve);

@@ -51,6 +51,12 @@ int ds_stream_deliver(struct ds_stream *st, const struct pg_ds_header *h, size_t
             serve_held(st, serve);
         return PG_DS_OK;
     }
+    for (struct ds_held *k = st->held; k; k = k->next) {
+        if (k->header.order == h->order) {  /* a retransmission of one held already */
+            k->header.attempt = h->attempt; /* its source takes the latest attempt's replies */
+            return PG_DS_OK;
+        }
+    }
     struct ds_held *held = malloc(offsetof(struct ds_held, header) + len);
     if (!held)
         pg_fatal("data server", "out of memory holding a request that arrived early");

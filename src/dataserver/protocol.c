@@ -3,6 +3,7 @@
 #include "dataserver.h"
 
 #include "memory/memory.h"
+#include "runtime/runtime.h"
 
 #include <string.h>
 
@@ -252,4 +253,32 @@ void pg_ds_walk(char *base, int levels, const size_t *count, const ptrdiff_t *st
             index[l] = 0;
         }
     }
+}
+
+uint32_t pg_ds_sum_payload(uint32_t crc, const void *bytes, size_t len)
+{
+    return pg_crc32c(crc, bytes, len);
+}
+
+void pg_ds_seal_summed(struct pg_ds_header *h, uint32_t payload_crc)
+{
+    h->crc = 0;
+    h->crc = pg_crc32c(payload_crc, h, sizeof *h);
+}
+
+void pg_ds_seal(struct pg_ds_header *h, size_t len)
+{
+    pg_ds_seal_summed(h, pg_crc32c(0, h + 1, len - sizeof *h));
+}
+
+int pg_ds_intact(const struct pg_ds_header *h, size_t len)
+{
+    struct pg_ds_header copy = *h;
+    copy.crc = 0;
+    return pg_crc32c(pg_crc32c(0, h + 1, len - sizeof *h), &copy, sizeof copy) == h->crc;
+}
+
+int pg_ds_reliable(void)
+{
+    return pg_cfg.checksum || pg_cfg.test_drop_acks;
 }

@@ -72,7 +72,16 @@ struct ds_source {
     uint32_t epoch; /* number of its latest grant */
     uint32_t lru_prev, lru_next;
     uint32_t next_waiter;
-    uint64_t waiting_since; /* microseconds, while waiting */
+    uint64_t waiting_since;  /* microseconds, while waiting */
+    uint64_t reclaim_told;   /* microseconds: when it was last asked for its grant back */
+    struct fetched *fetched; /* [PG_DS_WINDOW] with retransmission on, from its first AMO */
+};
+
+/* The reply of a fetching AMO, kept for a retransmission of its request: the old value. */
+struct fetched {
+    uint64_t value;
+    uint16_t order;
+    uint8_t valid;
 };
 
 /* What the server allocates, by part (read by other threads: pg_ds_server_memory). */
@@ -99,6 +108,7 @@ static struct {
     size_t bytes[PARTS];
     struct pg_ds_server_stats stats;
     struct pg_ds_bounce bounce; /* a message that landed misaligned, copied */
+    uint64_t drop_state;        /* PANGEA_TEST_DROP_ACKS's random numbers */
     pthread_t thread;
     int running, stopping;
 } s;
@@ -198,6 +208,22 @@ static struct ds_source *source(uint32_t pe)
     return src;
 }
 
+/* PANGEA_TEST_DROP_ACKS=N: an acknowledgement or reply is not sent, as if lost, with
+ * probability 1/N — at random, not every Nth: a get answered in N parts would lose one of
+ * them in every attempt. */
+static int dropped_by_test_hook(uint8_t type)
+{
+    if (!pg_cfg.test_drop_acks ||
+        (type != PG_DS_ACK && type != PG_DS_AMO_REPLY && type != PG_DS_GET_REPLY))
+        return 0;
+    uint64_t x = s.drop_state ? s.drop_state : 0x9e3779b97f4a7c15ull ^ (uint64_t)pg_world.me;
+    x ^= x << 13; /* xorshift64 */
+    x ^= x >> 7;
+    x ^= x << 17;
+    s.drop_state = x;
+    return x % (uint64_t)pg_cfg.test_drop_acks == 0;
+}
+
 /* Answers a request: the request's header echoed (seq, cookie, credit) with the reply's type,
  * status, operand and data. r is a buffer of pool; data lies in the pool's packing space or,
  * registered as data_mr, in a segment. */
@@ -217,6 +243,12 @@ static void send_reply(struct reply_pool *pool, struct reply_buffer *r,
     size_t wire = pg_ds_wire_bytes(len);
     if (wire > len)
         memset((char *)data + len, 0, wire - len);
+    if (pg_cfg.checksum)
+        pg_ds_seal_summed(&r->header, len ? pg_ds_sum_payload(0, data, wire) : 0);
+    if (dropped_by_test_hook(type)) {
+        r->busy = 0;
+        return;
+    }
     struct iovec iov[2] = {{&r->header, sizeof r->header}, {(void *)data, wire}};
     void *desc[2] = {pg_net_mr_desc(pool->headers_mr), pg_net_mr_desc(data_mr)};
     pg_net_sendv(s.ep, s.sources[request->source]->addr, iov, desc, len ? 2 : 1, &r->ctx);
@@ -349,7 +381,8 @@ static size_t pack_bytes(void)
  * (the packing space is made on the first such get). */
 static void stream(const struct pg_ds_header *h, char *base, const struct pg_ds_shape *l)
 {
-    if (!s.packs.buffers && (h->layout != PG_DS_CONTIG || h->length % PG_DS_WIRE_ALIGN))
+    if (!s.packs.buffers &&
+        (h->layout != PG_DS_CONTIG || h->length % PG_DS_WIRE_ALIGN || pg_cfg.checksum))
         pool_open(&s.packs, PACK_BUFFERS, pack_bytes());
     for (size_t done = 0; done < h->length;) {
         size_t n = h->length - done < s.chunk ? h->length - done : s.chunk;
@@ -359,8 +392,10 @@ static void stream(const struct pg_ds_header *h, char *base, const struct pg_ds_
         struct pg_net_mr *mr = h->layout == PG_DS_CONTIG
                                    ? range_mr(h->target, h->segment, h->offset + position, n)
                                    : NULL;
-        /* Sent from memory when its registration covers the chunk (or none is needed). */
-        if (h->layout == PG_DS_CONTIG && n % PG_DS_WIRE_ALIGN == 0 && (mr || !pg_net_local_mr())) {
+        /* Sent from memory when its registration covers the chunk (or none is needed); with
+         * checksums always from a copy, so the sum is of the bytes that are sent. */
+        if (h->layout == PG_DS_CONTIG && n % PG_DS_WIRE_ALIGN == 0 && !pg_cfg.checksum &&
+            (mr || !pg_net_local_mr())) {
             send_reply(&s.headers, take_reply(&s.headers), h, PG_DS_GET_REPLY, 0, 0,
                        base + h->offset + position, n, position, mr);
         } else {
@@ -500,6 +535,12 @@ static void give(uint32_t pe, size_t bytes)
     tell(pe, PG_DS_GRANT, (uint32_t)pg_world.me, 0, 0);
 }
 
+static void tell_reclaim(uint32_t pe)
+{
+    s.sources[pe]->reclaim_told = now_us();
+    tell(pe, PG_DS_RECLAIM, (uint32_t)pg_world.me, 0, 0);
+}
+
 /* Asks holders for their grants back, the least recently served first, until every waiter
  * has a reclaim under way for it (a holder's grant is at least one waiter's). */
 static void reclaim_for_waiters(void)
@@ -510,7 +551,7 @@ static void reclaim_for_waiters(void)
         s.sources[pe]->reclaiming = 1;
         s.reclaims++;
         __atomic_fetch_add(&s.stats.reclaims, 1, __ATOMIC_RELAXED);
-        tell(pe, PG_DS_RECLAIM, (uint32_t)pg_world.me, 0, 0);
+        tell_reclaim(pe);
     }
 }
 
@@ -610,12 +651,50 @@ static void hello(const struct pg_ds_header *h)
 static void served_from(const struct pg_ds_header *h)
 {
     struct ds_source *src = s.sources[h->source];
+    if (src->reclaiming && pg_ds_reliable() && now_us() - src->reclaim_told > PATIENCE_US)
+        tell_reclaim(h->source); /* the RECLAIM may have been lost */
     if (!src->grant || src->reclaiming)
         return;
     lru_remove(h->source);
     lru_append(h->source);
     if (h->flags & PG_DS_MORE)
         enlarge(h->source);
+}
+
+static void execute(const struct pg_ds_header *h, size_t len);
+
+/* A fetching AMO's old value, kept for retransmissions of its request. */
+static void keep_fetched(const struct pg_ds_header *h, uint64_t value)
+{
+    struct ds_source *src = s.sources[h->source];
+    if (!src->fetched) {
+        if (!(src->fetched = calloc(PG_DS_WINDOW, sizeof *src->fetched)))
+            pg_fatal("data server", "out of memory for the replies kept for PE %u", h->source);
+        account(PART_SOURCES, PG_DS_WINDOW * sizeof *src->fetched);
+    }
+    src->fetched[h->order % PG_DS_WINDOW] =
+        (struct fetched){.value = value, .order = h->order, .valid = 1};
+}
+
+/* A request served before, sent again because its source saw no reply: a get is served again
+ * (it changes nothing; its source takes the data of this attempt only), a fetching AMO gets
+ * its kept reply, anything else an acknowledgement (every ordered request up to it is done).
+ * Nothing is applied twice. One further back than the window is done at its source: dropped. */
+static void answer_again(const struct pg_ds_header *h, size_t len)
+{
+    struct ds_source *src = s.sources[h->source];
+    __atomic_fetch_add(&s.stats.duplicates, 1, __ATOMIC_RELAXED);
+    if ((uint16_t)(src->stream.expected - h->order) > PG_DS_WINDOW || !reachable(h))
+        return;
+    if (h->type == PG_DS_GET) {
+        execute(h, len);
+    } else if (h->type == PG_DS_AMO && h->fetch) {
+        const struct fetched *f = src->fetched ? &src->fetched[h->order % PG_DS_WINDOW] : NULL;
+        if (f && f->valid && f->order == h->order)
+            reply(h, PG_DS_AMO_REPLY, 0, f->value);
+    } else {
+        tell(h->source, PG_DS_ACK, h->target, h->order, 0);
+    }
 }
 
 /* Validates a request and carries it out. */
@@ -667,6 +746,8 @@ static void execute(const struct pg_ds_header *h, size_t len)
         uint64_t old = pg_amo_apply(base + h->offset, h->op, h->width, h->operand, h->compare);
         if (h->op != PG_AMO_FETCH)
             pg_mem_ring((int)h->target, pg_segments[h->segment].base + h->offset);
+        if (h->fetch && pg_ds_reliable() && (h->flags & PG_DS_ORDERED))
+            keep_fetched(h, old);
         if (h->fetch)
             reply(h, PG_DS_AMO_REPLY, 0, old);
         else
@@ -697,18 +778,33 @@ static int foreign(const struct pg_ds_header *h, size_t len)
     return 1;
 }
 
+/* With checksums, a message whose sum does not match is dropped unread (none of it can be
+ * trusted, not even whom to refuse it to): its source's timeout sends it again. */
+static int corrupt(const struct pg_ds_header *h, size_t len)
+{
+    if (len >= sizeof *h && pg_ds_intact(h, len))
+        return 0;
+    __atomic_fetch_add(&s.stats.corrupt, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
 /* An ordered request waits for its turn in its source's stream (and is validated then). */
 static void serve(const struct pg_ds_header *h, size_t len)
 {
+    if (len >= sizeof *h)
+        h = pg_ds_aligned(&s.bounce, h, len);
+    if (pg_cfg.checksum && corrupt(h, len))
+        return;
     if (foreign(h, len))
         return;
-    h = pg_ds_aligned(&s.bounce, h, len);
     if (len < sizeof *h || !(h->flags & PG_DS_ORDERED) || h->source >= (uint32_t)pg_world.npes) {
         execute(h, len);
         return;
     }
     int status = ds_stream_deliver(&source(h->source)->stream, h, len, execute);
-    if (status != PG_DS_OK)
+    if (status == PG_DS_BAD_ORDER && pg_ds_reliable())
+        answer_again(h, len);
+    else if (status != PG_DS_OK)
         reject(h, len, status);
 }
 
@@ -941,6 +1037,7 @@ void pg_ds_server_stop(void)
         if (!s.sources[pe])
             continue;
         ds_stream_reset(&s.sources[pe]->stream);
+        free(s.sources[pe]->fetched);
         free(s.sources[pe]);
     }
     free(s.sources);
@@ -992,7 +1089,9 @@ struct pg_ds_server_stats pg_ds_server_stats(void)
         .enlargements = __atomic_load_n(&s.stats.enlargements, __ATOMIC_RELAXED),
         .reclaims = __atomic_load_n(&s.stats.reclaims, __ATOMIC_RELAXED),
         .lent = __atomic_load_n(&s.stats.lent, __ATOMIC_RELAXED),
-        .foreign = __atomic_load_n(&s.stats.foreign, __ATOMIC_RELAXED)};
+        .foreign = __atomic_load_n(&s.stats.foreign, __ATOMIC_RELAXED),
+        .corrupt = __atomic_load_n(&s.stats.corrupt, __ATOMIC_RELAXED),
+        .duplicates = __atomic_load_n(&s.stats.duplicates, __ATOMIC_RELAXED)};
 }
 
 struct pg_ds_server_counts pg_ds_server_worst(size_t npes, size_t local_size)

@@ -22,6 +22,7 @@
  * Contiguous puts and gets of PANGEA_DIRECT_RMA_THRESHOLD bytes or more skip the copies: one
  * RMA between the caller's buffer and the target's memory, as registered by its node's
  * server, when the provider offers RMA. */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "pipe_internal.h"
 
 #include "memory/memory.h"
@@ -29,6 +30,7 @@
 #include "startup/startup.h"
 
 #include <pthread.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,8 +39,9 @@
 struct block {
     struct fi_context ctx; /* first: the completion's context points here */
     uint32_t size;         /* bytes of the block, this struct included */
-    uint16_t busy;
-    uint16_t small; /* its request's credit is grant-free space */
+    uint8_t busy;          /* carved and not yet sent, or a send of it in the provider */
+    uint8_t kept;          /* with retransmission on: its request is not done yet */
+    uint16_t small;        /* its request's credit is grant-free space */
     char data[] __attribute__((aligned(8)));
 };
 #define BLOCK_ALIGN 64
@@ -71,8 +74,14 @@ struct sent {
     uint32_t credit;
     uint16_t order;
     uint8_t awaits;
-    uint8_t small : 1;   /* the credit is grant-free space */
-    uint8_t control : 1; /* a HELLO or RELEASE: no completion record counts it */
+    uint8_t small : 1;    /* the credit is grant-free space */
+    uint8_t control : 1;  /* a HELLO or RELEASE: no completion record counts it */
+    uint8_t streamed : 1; /* a get: its data comes in parts */
+    /* With retransmission on: the message, kept in its block until the request is done. */
+    uint8_t attempt;     /* transmissions after the first */
+    uint32_t wire;       /* its bytes */
+    struct block *block; /* NULL: retransmission off */
+    uint64_t sent_ns;    /* the latest transmission, or the latest part of a get's reply */
 };
 
 /* What this PE holds at one node's server: nothing yet (NEW), its endpoint known there
@@ -93,6 +102,9 @@ struct link {
     uint16_t order;               /* the number of my next ordered request there */
     uint16_t acked;               /* my oldest number there that may not be done */
     uint8_t state, release_due, wants_more;
+    /* With retransmission on: the round trip measured (Jacobson/Karels, nanoseconds; 0: no
+     * sample yet) and when the grant was last asked for. */
+    uint64_t srtt, rttvar, asked_ns;
 };
 
 /* Small puts to one node not yet sent: records (struct pg_ds_record and data), counted once
@@ -114,8 +126,11 @@ struct batch {
 /* Requests in flight to all nodes together: with the grants held, what bounds the small
  * replies this PE's receive buffers must hold, whatever the number of nodes. */
 #define REQUESTS_IN_FLIGHT 256
-/* A request's record is found at its number modulo this; a number waits for its slot. */
-#define SENT_SLOTS (2 * REQUESTS_PER_SERVER)
+/* A request's record is found at its number modulo this; a number waits for its slot. The
+ * server knows this window (it keeps fetching AMOs' replies by it): twice the requests a PE
+ * may have in flight at one server. */
+#define SENT_SLOTS PG_DS_WINDOW
+_Static_assert(SENT_SLOTS == 2 * REQUESTS_PER_SERVER, "the window holds what is in flight twice");
 #define SMALL_BUDGET (PG_DS_SMALL_IN_FLIGHT * pg_ds_receive_bytes(PG_DS_SMALL_MESSAGE))
 /* What a grant keeps for the RELEASE that gives it back. */
 #define RELEASE_BYTES pg_ds_receive_bytes(sizeof(struct pg_ds_header))
@@ -152,7 +167,12 @@ static struct {
     size_t batch_bytes; /* 0: no batching */
     struct pending *pending;
     unsigned long probes_rejected;
-    unsigned long foreign;      /* messages refused for want of the job's key */
+    unsigned long foreign; /* messages refused for want of the job's key */
+    int reliable;          /* retransmission on (pg_ds_reliable) */
+    uint64_t next_scan_ns; /* when requests are next looked at for retransmission */
+    uint64_t corrupt, retransmissions;
+    pthread_t resender; /* with retransmission on: resends while the PE is elsewhere */
+    int resender_running, resender_stop;
     struct pg_ds_bounce bounce; /* a reply that landed misaligned, copied */
     int lock_waiters;           /* threads blocked in client_lock */
 } c = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -243,10 +263,35 @@ static void credit_back(int node, uint32_t credit, int small)
         l->credit_used -= credit;
 }
 
+static void region_advance(void);
+
+/* Karn's rule: only a request sent once measures the round trip (a reply to a retransmitted
+ * one could answer either transmission); a get's replies stream, so they do not measure it. */
+static void measure_round_trip(struct link *l, const struct sent *r)
+{
+    if (r->attempt || r->streamed)
+        return;
+    uint64_t sample = pg_now_ns() - r->sent_ns;
+    if (!l->srtt) {
+        l->srtt = sample;
+        l->rttvar = sample / 2;
+        return;
+    }
+    uint64_t error = sample > l->srtt ? sample - l->srtt : l->srtt - sample;
+    l->rttvar = (3 * l->rttvar + error) / 4;
+    l->srtt = (7 * l->srtt + sample) / 8;
+}
+
 static void sent_finish(int node, uint16_t order)
 {
     struct link *l = &c.links[node];
     struct sent *r = sent_at(node, order);
+    if (r->block) {
+        measure_round_trip(l, r);
+        r->block->kept = 0;
+        r->block = NULL;
+        region_advance();
+    }
     credit_back(node, r->credit, r->small);
     r->awaits = AWAITS_NOTHING;
     while (l->acked != l->order && sent_done(node, l->acked))
@@ -262,6 +307,8 @@ static void acknowledged_up_to(int node, const struct pg_ds_header *h)
 {
     struct link *l = &c.links[node];
     uint16_t first = l->acked, span = (uint16_t)(h->order - first);
+    if (c.reliable && span >= (uint16_t)(l->order - first))
+        return; /* a repeated acknowledgement of requests done already */
     if (span >= (uint16_t)(l->order - first))
         pg_fatal("remote access",
                  "acknowledgement of unsent request %u from the data server "
@@ -278,7 +325,8 @@ static void acknowledged_up_to(int node, const struct pg_ds_header *h)
         sent_finish(node, order);
         count++;
     }
-    if (count != h->operand)
+    /* With retransmission, an acknowledgement lost covers its requests in the next one. */
+    if (count != h->operand && !c.reliable)
         pg_fatal("remote access",
                  "the data server of PE %u acknowledged %llu requests, %llu "
                  "were due",
@@ -309,6 +357,25 @@ static void reclaimed(int node, const struct pg_ds_header *h)
     c.due[c.ndue++] = node;
 }
 
+/* With retransmission on, a reply to a request done already (a repeated reply or
+ * acknowledgement), or a part of a get's data streamed for an earlier attempt (the latest
+ * streams all of it again). Ignored. */
+static int repeated(int node, const struct pg_ds_header *h, const struct pending *p)
+{
+    if (h->type == PG_DS_GRANT || h->type == PG_DS_RECLAIM || h->type == PG_DS_NACK)
+        return 0;
+    if (!c.links[node].sent)
+        return 1;
+    if (h->type != PG_DS_GET_REPLY && h->type != PG_DS_AMO_REPLY)
+        return 0; /* acknowledgements: acknowledged_up_to tells */
+    struct sent *r = sent_at(node, h->order);
+    if (!p->active || p->seq != h->seq || r->order != h->order || r->awaits != AWAITS_REPLY ||
+        (h->type == PG_DS_GET_REPLY && r->attempt != h->attempt))
+        return 1;             /* an AMO's value is the same in every attempt's reply */
+    r->sent_ns = pg_now_ns(); /* a get whose data streams is not overdue */
+    return 0;
+}
+
 static void handle_reply(const struct pg_ds_header *h, size_t len)
 {
     if (h->type == PG_DS_NACK && (h->seq & PG_DS_PROBE)) {
@@ -319,6 +386,8 @@ static void handle_reply(const struct pg_ds_header *h, size_t len)
         pg_fatal("remote access", "reply for unknown PE %u from a data server", h->target);
     int node = pg_world.node_of[h->target];
     struct pending *p = &c.pending[h->seq % PENDING_SLOTS];
+    if (c.reliable && repeated(node, h, p))
+        return;
     if (!c.links[node].sent && h->type != PG_DS_GRANT && h->type != PG_DS_RECLAIM)
         pg_fatal("remote access", "reply from the data server of PE %u, which has nothing of mine",
                  h->target);
@@ -368,10 +437,9 @@ static void handle_reply(const struct pg_ds_header *h, size_t len)
         credit_back(node, h->credit, 0);
 }
 
-/* Releases a sent block; the oldest end of the region advances over released blocks. */
-static void block_sent(struct block *b)
+/* The oldest end of the region advances over released blocks. */
+static void region_advance(void)
 {
-    b->busy = 0;
     while (c.oldest != c.next) {
         if (c.oldest == c.wrap_at) {
             c.oldest = 0;
@@ -379,9 +447,81 @@ static void block_sent(struct block *b)
             continue;
         }
         struct block *old = block_at(c.oldest);
-        if (old->busy)
+        if (old->busy || old->kept)
             break;
         c.oldest += old->size;
+    }
+}
+
+static void block_sent(struct block *b)
+{
+    b->busy = 0;
+    region_advance();
+}
+
+/* The path a request to node takes: the one place where a choice between rails goes. */
+static fi_addr_t path_to(int node)
+{
+    return c.links[node].server;
+}
+
+/* How long a request to node waits for its reply before it goes again: the measured round
+ * trip plus four deviations, at least PANGEA_RETRANSMIT_MIN_US (four times that before the
+ * first sample), doubled for each transmission already made, at most RETRANSMIT_MAX_NS. */
+#define RETRANSMIT_MAX_NS 1000000000ull
+static uint64_t timeout_ns(const struct link *l, unsigned attempt)
+{
+    uint64_t floor = (uint64_t)pg_cfg.retransmit_min_us * 1000;
+    uint64_t t = l->srtt ? l->srtt + 4 * l->rttvar : 4 * floor;
+    t = t < floor ? floor : t;
+    t <<= attempt < 10 ? attempt : 10;
+    return t < RETRANSMIT_MAX_NS ? t : RETRANSMIT_MAX_NS;
+}
+
+/* Sends a request again, as it was, marked with its new attempt: once no send of it is in
+ * the provider any more (an earlier one still there has not been lost). A get's data so far
+ * is dropped from the counts: this attempt's replies stream all of it again. */
+static void retransmit(int node, struct sent *r)
+{
+    struct block *b = r->block;
+    struct pg_ds_header *h = (struct pg_ds_header *)b->data;
+    if (h->type == PG_DS_GET) {
+        struct pending *p = &c.pending[h->seq % PENDING_SLOTS];
+        size_t arrived = h->length - p->remaining;
+        p->remaining = h->length;
+        if (p->call)
+            p->call->remaining += arrived;
+        c.get_in_flight += arrived;
+    }
+    h->attempt = ++r->attempt;
+    if (pg_cfg.checksum)
+        pg_ds_seal(h, r->wire);
+    b->busy = 1;
+    r->sent_ns = pg_now_ns();
+    c.retransmissions++;
+    struct iovec iov = {b->data, r->wire};
+    void *desc = pg_net_mr_desc(c.region_mr);
+    pg_net_sendv(c.ep, path_to(node), &iov, &desc, 1, &b->ctx);
+}
+
+/* Looks at most every millisecond for requests overdue. */
+#define RETRANSMIT_SCAN_NS 1000000
+static void retransmit_overdue(void)
+{
+    uint64_t now = pg_now_ns();
+    if (now < c.next_scan_ns)
+        return;
+    c.next_scan_ns = now + RETRANSMIT_SCAN_NS;
+    for (int node = 0; node < pg_world.nnodes; node++) {
+        struct link *l = &c.links[node];
+        if (!l->sent || !l->requests)
+            continue;
+        for (uint16_t order = l->acked; order != l->order; order++) {
+            struct sent *r = sent_at(node, order);
+            if (r->order == order && r->awaits != AWAITS_NOTHING && r->block && !r->block->busy &&
+                now - r->sent_ns > timeout_ns(l, r->attempt))
+                retransmit(node, r);
+        }
     }
 }
 
@@ -407,8 +547,12 @@ static void progress_for(int wait_ms)
             block_sent((struct block *)e->context);
             continue;
         }
-        if (e->len >= sizeof(struct pg_ds_header) && pg_ds_message_key(e->buf) == pg_world.job_key)
-            handle_reply(pg_ds_aligned(&c.bounce, e->buf, e->len), e->len);
+        const struct pg_ds_header *h =
+            e->len >= sizeof *h ? pg_ds_aligned(&c.bounce, e->buf, e->len) : NULL;
+        if (pg_cfg.checksum && (!h || !pg_ds_intact(h, e->len)))
+            c.corrupt++; /* dropped: the request goes again when its time is up */
+        else if (h && pg_ds_message_key(h) == pg_world.job_key)
+            handle_reply(h, e->len);
         else if (c.foreign++ == 0)
             pg_warn("refused a %zu-byte message without this job's key (from outside the "
                     "job?); more are counted, not logged",
@@ -416,6 +560,8 @@ static void progress_for(int wait_ms)
         if (e->buffer_done)
             pg_ds_recv_repost(c.ep, e->context);
     }
+    if (c.reliable)
+        retransmit_overdue();
 }
 
 static void progress(void)
@@ -483,6 +629,7 @@ static struct block *carve(size_t bytes)
     struct block *b = block_at(at);
     b->size = (uint32_t)bytes;
     b->busy = 1;
+    b->kept = 0;
     c.next = at + bytes;
     return b;
 }
@@ -502,8 +649,10 @@ struct credit_need {
 static int can_send(const struct credit_need *n, int *small)
 {
     const struct link *l = &c.links[n->node];
+    /* The window: number n waits until n - SENT_SLOTS is done (its record's slot is free, and
+     * a server keeping replies by number knows it may drop that one's). */
     if (l->requests >= REQUESTS_PER_SERVER || c.in_flight >= REQUESTS_IN_FLIGHT ||
-        !sent_done(n->node, l->order))
+        (uint16_t)(l->order - l->acked) >= SENT_SLOTS)
         return 0;
     *small = l->state != LINK_HELD && n->control != CONTROL_RELEASE;
     if (n->control)
@@ -515,7 +664,16 @@ static int can_send(const struct credit_need *n, int *small)
 }
 
 static struct block *reserve_block(int node, size_t bytes, uint32_t *credit, enum control control);
-static void send_block(int pe, struct block *b, struct pg_ds_header *h, size_t bytes);
+static void send_block_summed(int pe, struct block *b, struct pg_ds_header *h, size_t bytes,
+                              uint32_t payload_crc);
+
+/* send_block_summed, the sum taken here. */
+static void send_block(int pe, struct block *b, struct pg_ds_header *h, size_t bytes)
+{
+    uint32_t crc =
+        pg_cfg.checksum ? pg_ds_sum_payload(0, b->data + sizeof *h, bytes - sizeof *h) : 0;
+    send_block_summed(pe, b, h, bytes, crc);
+}
 
 /* A HELLO to node: my endpoint, and with ask a request for a grant. */
 static void send_hello(int node, int ask)
@@ -557,6 +715,12 @@ static void give_back_due(void)
     c.giving_back = 0;
 }
 
+static void ask_again(int node)
+{
+    c.links[node].asked_ns = pg_now_ns();
+    send_hello(node, 1);
+}
+
 /* Asks node for a grant, giving back the least recently used one first when I hold as many
  * as a PE may. */
 static void ask_grant(int node)
@@ -572,7 +736,7 @@ static void ask_grant(int node)
     }
     c.links[node].state = LINK_ASKED;
     c.grants++;
-    send_hello(node, 1);
+    ask_again(node);
 }
 
 /* The first request to node: its server learns my endpoint from a HELLO sent first, which
@@ -603,6 +767,9 @@ static struct block *reserve_block(int node, size_t bytes, uint32_t *credit, enu
             ask_grant(node);
         if (!control && l->state == LINK_HELD)
             l->wants_more = 1;
+        if (!control && l->state == LINK_ASKED && c.reliable &&
+            pg_now_ns() - l->asked_ns > timeout_ns(l, 0))
+            ask_again(node); /* its GRANT may have been lost */
         progress();
         if (!control)
             give_back_due();
@@ -684,8 +851,10 @@ static struct block *take_block(int node, size_t bytes, uint32_t *credit)
 }
 
 /* Fills in the header's common fields and sends the block's first `bytes` bytes, next in my
- * stream to the node. The caller numbered the request (h->seq). */
-static void send_block(int pe, struct block *b, struct pg_ds_header *h, size_t bytes)
+ * stream to the node. The caller numbered the request (h->seq); with checksums, payload_crc
+ * is the sum of the bytes after the header (pg_ds_sum_payload), as packed. */
+static void send_block_summed(int pe, struct block *b, struct pg_ds_header *h, size_t bytes,
+                              uint32_t payload_crc)
 {
     int node = pg_world.node_of[pe];
     struct link *l = &c.links[node];
@@ -698,22 +867,31 @@ static void send_block(int pe, struct block *b, struct pg_ds_header *h, size_t b
     }
     h->order = l->order++;
     int replied = h->type == PG_DS_GET || (h->type == PG_DS_AMO && h->fetch);
-    *sent_at(node, h->order) =
-        (struct sent){.cookie = h->cookie,
-                      .credit = h->credit,
-                      .order = h->order,
-                      .awaits = replied ? AWAITS_REPLY : AWAITS_ACK,
-                      .small = b->small,
-                      .control = h->type == PG_DS_HELLO || h->type == PG_DS_RELEASE};
+    size_t wire = pg_ds_wire_bytes(bytes); /* the block has room: blocks are BLOCK_ALIGN long */
+    struct sent *r = sent_at(node, h->order);
+    *r = (struct sent){.cookie = h->cookie,
+                       .credit = h->credit,
+                       .order = h->order,
+                       .awaits = replied ? AWAITS_REPLY : AWAITS_ACK,
+                       .small = b->small,
+                       .control = h->type == PG_DS_HELLO || h->type == PG_DS_RELEASE,
+                       .streamed = h->type == PG_DS_GET};
     l->last_use = ++c.clock;
     h->source = (uint32_t)pg_world.me;
     h->target = (uint32_t)pe;
-    memcpy(b->data, h, sizeof *h);
-    size_t wire = pg_ds_wire_bytes(bytes); /* the block has room: blocks are BLOCK_ALIGN long */
     memset(b->data + bytes, 0, wire - bytes);
+    if (pg_cfg.checksum)
+        pg_ds_seal_summed(h, pg_ds_sum_payload(payload_crc, b->data + bytes, wire - bytes));
+    memcpy(b->data, h, sizeof *h);
+    if (c.reliable) {
+        r->block = b;
+        r->wire = (uint32_t)wire;
+        r->sent_ns = pg_now_ns();
+        b->kept = 1;
+    }
     struct iovec iov = {b->data, wire};
     void *desc = pg_net_mr_desc(c.region_mr);
-    pg_net_sendv(c.ep, l->server, &iov, &desc, 1, &b->ctx);
+    pg_net_sendv(c.ep, path_to(node), &iov, &desc, 1, &b->ctx);
 }
 
 /* The descriptor of the remote side of a shape; returns its bytes. */
@@ -745,6 +923,13 @@ static void count_ack_due(struct pg_pipe_completion *cc)
     __atomic_fetch_add(&c.all.acks_due, 1, __ATOMIC_RELAXED);
 }
 
+/* A piece function for pg_ds_walk: packs and sums the packed bytes into *(uint32_t *)arg. */
+static void pack_summing(char *region, char *packed, size_t n, void *arg)
+{
+    memcpy(packed, region, n);
+    *(uint32_t *)arg = pg_ds_sum_payload(*(uint32_t *)arg, packed, n);
+}
+
 /* Puts and accumulates: every chunk is one message, acknowledged on its own. */
 static void send_shaped(struct pg_pipe_completion *cc, int pe, struct pg_ds_header *proto,
                         const void *src, const struct pg_strided *shape)
@@ -766,11 +951,14 @@ static void send_shaped(struct pg_pipe_completion *cc, int pe, struct pg_ds_head
         h.length = n;
         h.cookie = (uint64_t)(uintptr_t)cc;
         memcpy(b->data + sizeof h, desc, desc_bytes);
+        /* With checksums the data is summed as it is packed, while it is in cache. */
+        uint32_t crc = pg_cfg.checksum ? pg_ds_sum_payload(0, desc, desc_bytes) : 0;
         pg_ds_walk((char *)src, shape->levels, shape->count, shape->src_stride, position, n,
-                   b->data + sizeof h + desc_bytes, pg_ds_pack_piece, NULL);
+                   b->data + sizeof h + desc_bytes,
+                   pg_cfg.checksum ? pack_summing : pg_ds_pack_piece, &crc);
         h.seq = c.next_seq++;
         count_ack_due(cc);
-        send_block(pe, b, &h, sizeof h + desc_bytes + n);
+        send_block_summed(pe, b, &h, sizeof h + desc_bytes + n, crc);
         position += n;
     }
     pthread_mutex_unlock(&c.lock);
@@ -824,7 +1012,8 @@ static const struct pg_ds_region *region_of(int pe, int id)
 /* Every part of a segment is registered when its first is: asking the first is enough. */
 static int direct_worthwhile(int pe, int seg, const struct pg_strided *shape)
 {
-    if (shape->levels || !pg_cfg.direct_rma_threshold ||
+    /* With checksums everything goes as messages, which carry them. */
+    if (shape->levels || !pg_cfg.direct_rma_threshold || pg_cfg.checksum ||
         shape->count[0] < (size_t)pg_cfg.direct_rma_threshold)
         return 0;
     lock_for_request();
@@ -1277,6 +1466,14 @@ static int progress_while_waiting(void)
     return idle;
 }
 
+struct pg_pipe_faults pg_pipe_faults(void)
+{
+    client_lock();
+    struct pg_pipe_faults f = {.corrupt_replies = c.corrupt, .retransmissions = c.retransmissions};
+    pthread_mutex_unlock(&c.lock);
+    return f;
+}
+
 const void *pg_pipe_server_name(int node)
 {
     return c.server_names[node];
@@ -1339,6 +1536,48 @@ void pipe_client_heap_grown(void)
     pthread_mutex_unlock(&c.lock);
 }
 
+/* With retransmission on, requests must go again even while the PE is outside the library —
+ * computing, or blocked in an MPI call that waits for a PE whose request of mine was lost: a
+ * thread of the PE's own looks every RESEND_PERIOD_MS while requests are in flight (and
+ * sleeps longer when none are), taking the client's lock only when it is free. */
+#define RESEND_PERIOD_MS 2
+#define RESEND_IDLE_MS 20
+static void *resender_main(void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&c.resender_stop, __ATOMIC_ACQUIRE)) {
+        int busy = 0;
+        if (pthread_mutex_trylock(&c.lock) == 0) {
+            if (c.reliable && c.in_flight > 0) {
+                progress();
+                busy = 1;
+            }
+            pthread_mutex_unlock(&c.lock);
+        }
+        struct timespec pause = {0, (busy ? RESEND_PERIOD_MS : RESEND_IDLE_MS) * 1000000L};
+        nanosleep(&pause, NULL);
+    }
+    return NULL;
+}
+
+static void start_resender(void)
+{
+    c.resender_stop = 0;
+    if (pthread_create(&c.resender, NULL, resender_main, NULL) != 0)
+        pg_fatal("shmem_init", "cannot start the retransmission thread");
+    pthread_setname_np(c.resender, "pangea-resend");
+    c.resender_running = 1;
+}
+
+static void stop_resender(void)
+{
+    if (!c.resender_running)
+        return;
+    __atomic_store_n(&c.resender_stop, 1, __ATOMIC_RELEASE);
+    pthread_join(c.resender, NULL);
+    c.resender_running = 0;
+}
+
 void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t regions_offset)
 {
     int nnodes = pg_world.nnodes;
@@ -1383,7 +1622,11 @@ void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t region
     c.wrap_at = c.region_size;
     c.get_in_flight = 0;
     c.in_flight = c.grants = c.ndue = c.batch_buffers = 0;
+    c.reliable = pg_ds_reliable();
+    c.next_scan_ns = 0;
     pg_wait_progress = progress_while_waiting;
+    if (c.reliable)
+        start_resender();
 }
 
 struct pg_net_ep *pg_pipe_ep(void)
@@ -1399,8 +1642,22 @@ static int region_idle(const void *arg)
 
 void pipe_client_close(void)
 {
+    stop_resender();
     pg_wait_progress = NULL;
     client_lock();
+    /* A control message whose acknowledgement was lost after the last barrier is neither
+     * waited for nor sent again (its server may have stopped, and a send to it might never
+     * complete): only the sends in the provider are waited for. */
+    for (int node = 0; c.reliable && node < pg_world.nnodes; node++) {
+        for (int i = 0; c.links[node].sent && i < SENT_SLOTS; i++) {
+            struct sent *r = &c.links[node].sent[i];
+            if (r->block)
+                r->block->kept = 0;
+            r->block = NULL;
+        }
+    }
+    c.reliable = 0;
+    region_advance();
     wait_until(region_idle, NULL); /* the last sends finish before their blocks go */
     pthread_mutex_unlock(&c.lock);
     for (int i = 0; i < 2; i++)

@@ -17,11 +17,14 @@ static int suspended;
 static void check_same_settings(void)
 {
     static const char *const name[] = {"PANGEA_PIPELINE_BUFFERS", "PANGEA_PIPELINE_BUFFER_SIZE",
-                                       "PANGEA_SERVER_POOL"};
-    long long mine[] = {pg_cfg.pipeline_buffers, pg_cfg.pipeline_buffer_size, pg_cfg.server_pool};
-    long long least[3], most[3];
-    pg_boot_minmax(mine, least, most, 3);
-    for (int i = 0; i < 3; i++)
+                                       "PANGEA_SERVER_POOL", "PANGEA_CHECKSUM",
+                                       "PANGEA_TEST_DROP_ACKS"};
+    long long mine[] = {pg_cfg.pipeline_buffers, pg_cfg.pipeline_buffer_size, pg_cfg.server_pool,
+                        pg_cfg.checksum, pg_cfg.test_drop_acks};
+    enum { SETTINGS = sizeof mine / sizeof mine[0] };
+    long long least[SETTINGS], most[SETTINGS];
+    pg_boot_minmax(mine, least, most, SETTINGS);
+    for (int i = 0; i < SETTINGS; i++)
         if (least[i] != most[i])
             pg_fatal("shmem_init",
                      "%s is %lld on some PEs and %lld on others: every PE needs the same (check "
@@ -81,6 +84,28 @@ static void open_endpoints(void)
     pg_phase_end(PG_PHASE_NET_BARRIER);
 }
 
+/* With SHMEM_INFO and retransmission on, each PE says at finalize what the network did to
+ * its messages (a host PE adds what its node's server refused and answered again). */
+static void report_faults(void)
+{
+    if (!pg_cfg.info || !pg_ds_reliable())
+        return;
+    struct pg_pipe_faults f = pg_pipe_faults();
+    char server[160] = "";
+    if (pg_world.local_rank == 0) {
+        struct pg_ds_server_stats st = pg_ds_server_stats();
+        snprintf(server, sizeof server,
+                 "; its node's server: %llu corrupt requests refused, %llu repeated ones "
+                 "answered",
+                 (unsigned long long)st.corrupt, (unsigned long long)st.duplicates);
+    }
+    fprintf(stderr,
+            "pangea: PE %d: network faults: %llu corrupt replies refused, %llu requests sent "
+            "again%s\n",
+            pg_world.me, (unsigned long long)f.corrupt_replies,
+            (unsigned long long)f.retransmissions, server);
+}
+
 /* Every PE has quieted and passed a barrier: no request is in flight anywhere. */
 static void close_endpoints(void)
 {
@@ -89,6 +114,8 @@ static void close_endpoints(void)
                                     .type = PG_DS_STOP,
                                     .source = (uint32_t)pg_world.me,
                                     .key = pg_world.job_key};
+        if (pg_cfg.checksum)
+            pg_ds_seal(&stop, sizeof stop);
         pg_pipe_send_raw(pg_world.node, &stop, sizeof stop);
         pg_ds_server_stop();
     }
@@ -96,10 +123,26 @@ static void close_endpoints(void)
     network_up = 0;
 }
 
+/* The retransmission tunables (docs/reliability.md), checked on one node too. */
+static void check_reliability_settings(void)
+{
+    if (pg_cfg.retransmit_min_us < 1 || pg_cfg.retransmit_min_us > 1000000)
+        pg_fatal("shmem_init",
+                 "PANGEA_RETRANSMIT_MIN_US is %lld: it must be 1 to 1000000 "
+                 "(microseconds)",
+                 (long long)pg_cfg.retransmit_min_us);
+    if (pg_cfg.test_drop_acks < 0 || pg_cfg.test_drop_acks == 1)
+        pg_fatal("shmem_init",
+                 "PANGEA_TEST_DROP_ACKS is %lld: it must be 0 (off) or at least 2 "
+                 "(1 in N replies dropped)",
+                 (long long)pg_cfg.test_drop_acks);
+}
+
 int pg_pipe_init(void)
 {
     /* Checked on one node too: the same program and settings may run across nodes next. */
     check_same_settings();
+    check_reliability_settings();
     pg_ds_check_pool();
     if (pg_world.nnodes == 1)
         return 0; /* every PE is reached by load/store */
@@ -125,6 +168,7 @@ void pg_pipe_fini(void)
      * finalized it first) the servers stay up until the process exits. */
     if (pg_boot_barrier_if_available() != 0)
         return;
+    report_faults();
     close_endpoints();
     pg_net_fini();
     my_regions = NULL; /* the internal area is reset with the heap */

@@ -78,6 +78,14 @@ void pg_pipe_quiet(struct pg_pipe_completion *cc);
  * own is in flight. */
 uint64_t pg_pipe_outstanding(void);
 
+/* What the network did to this PE's messages with retransmission on (PANGEA_CHECKSUM or
+ * PANGEA_TEST_DROP_ACKS): replies refused for a checksum that does not match, requests sent
+ * again for want of a reply in time. */
+struct pg_pipe_faults {
+    uint64_t corrupt_replies, retransmissions;
+};
+struct pg_pipe_faults pg_pipe_faults(void);
+
 /* Sends raw bytes to a node's server (fault-injection tests). A rejected message whose seq
  * has PG_DS_PROBE set is counted, not fatal. */
 void pg_pipe_send_raw(int node, const void *bytes, size_t len);

@@ -44,6 +44,10 @@
     X(profile, TEXT, "PANGEA_PROFILE", "", DIAGNOSTICS,                                        \
       "Directory where each PE writes its communication profile at finalize (pe-N.csv for "    \
       "PE N, and topology.csv from PE 0; docs/profile.md); empty: no profile")                 \
+    X(test_drop_acks, INT, "PANGEA_TEST_DROP_ACKS", "0", DIAGNOSTICS,                          \
+      "Test hook: each node's data server drops 1 in N (at random) of the acknowledgements "   \
+      "and replies it sends, which turns retransmission on and forces it (0: off; otherwise "  \
+      "at least 2)")                                                                           \
     X(wait, WAIT, "PANGEA_WAIT", "sleep", WAITING,                                             \
       "How a PE waits (wait_until, signals, barriers and every collective, locks, quiet, "     \
       "ARMCI notify and mutexes): sleep (spin briefly, then sleep until whoever changes the "  \
@@ -88,6 +92,13 @@
     X(server_pool, SIZE, "PANGEA_SERVER_POOL", "32M", NETWORK,                                 \
       "Receive space a node's data server may hold for requests from other nodes, granted to " \
       "the PEs that send to it as they need it, whatever the job's size")                      \
+    X(checksum, BOOL, "PANGEA_CHECKSUM", "0", NETWORK,                                         \
+      "Every message between nodes carries a CRC32C of its header and data, checked before "   \
+      "it is applied; a corrupt one is dropped and sent again (retransmission is on; "         \
+      "docs/reliability.md)")                                                                  \
+    X(retransmit_min_us, INT, "PANGEA_RETRANSMIT_MIN_US", "50000", NETWORK,                    \
+      "With retransmission on: the shortest time a request waits for its reply before it is "  \
+      "sent again (the timeout follows the measured round trip above it, at most 1 s)")        \
     X(static_map, BOOL, "PANGEA_STATIC_MAP", "1", MEMORY,                                      \
       "Map the program's static data into on-node peers so put/get/AMO on globals are "        \
       "load/store (0: static data is not remotely accessible)")                                \
@@ -413,6 +424,14 @@ void pg_phase_end(enum pg_phase phase);
  * naming call, then "pangea: startup: MIN MEAN MAX PES NAME" per phase (milliseconds; PES how
  * many ran it) and a last such line named "total", from begin to this call. */
 void pg_phases_report(const char *call);
+
+/* CRC32C (Castagnoli) of buf, continuing from crc (0 to start): the checkpoint images' and the
+ * network messages' checksum (PANGEA_CHECKSUM), so it lives here, below every module that
+ * uses it. pg_crc32c uses the CPU's instruction when it has one (pg_crc32c_hardware says so),
+ * else pg_crc32c_tables; both give the same values. */
+uint32_t pg_crc32c(uint32_t crc, const void *buf, size_t len);
+uint32_t pg_crc32c_tables(uint32_t crc, const void *buf, size_t len);
+int pg_crc32c_hardware(void);
 
 /* Lifecycle, shared by the OpenSHMEM and ARMCI front-ends. Init is reference counted:
  * only the first call brings the runtime up and only the matching last fini releases it. */

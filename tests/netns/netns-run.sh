@@ -2,8 +2,8 @@
 # netns-run.sh - run an MPI (MPICH hydra) job whose PEs sit on several emulated "nodes".
 #
 # Usage:
-#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] NODES PES_PER_NODE -- PROGRAM [ARGS...]
-#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] NODESxPES_PER_NODE -- PROGRAM [ARGS...]
+#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] NODES PES_PER_NODE -- PROGRAM [ARGS...]
+#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] NODESxPES_PER_NODE -- PROGRAM [ARGS...]
 #   tests/netns/netns-run.sh -C       # remove leftovers of runs that were SIGKILLed
 #
 #   -k  keep the run directory (node table, holder logs) in /tmp after the run and print its
@@ -18,6 +18,10 @@
 #   -f  place the ranks by a hydra machine file whose hosts are pgnode<i> (i < NODES) instead
 #       of in blocks: "pgnode2:1" lines, one per rank in rank order, put each rank on its node
 #       (what pangea-map writes); the job still has NODES x PES_PER_NODE ranks
+#   -c N, --corrupt N
+#       corrupt about 1 in N of the TCP packets each node sends to another node: a tc BPF
+#       program (corrupt.bpf.c, built here with clang) on the node's pgeth0 flips one byte of
+#       a Pangea message in them (never hydra's traffic to the head namespace); not with -t
 #   -C  remove namespaces pgns<PID>-* (and their processes) whose netns-run.sh is gone
 #
 # Examples:
@@ -137,6 +141,23 @@ check_requirements() {
         skip "cannot create network/UTS/IPC/mount namespaces here (unshare failed)"
 }
 
+# --corrupt N: builds corrupt.bpf.c for this rate and the head's address, and attaches it to
+# the egress of every node's link.
+attach_corruption() {
+    local obj=$RUNDIR/corrupt.o head
+    IFS=. read -r a b c d <<<"$HEAD_ADDR"
+    head=$(printf '0x%02x%02x%02x%02x' "$d" "$c" "$b" "$a") # network order, read little-endian
+    command -v clang >/dev/null || skip "--corrupt needs clang (tools/install-deps.sh test)"
+    clang -O2 -target bpf -I/usr/include/x86_64-linux-gnu -DCORRUPT_ONE_IN="$CORRUPT" \
+        -DHEAD_ADDR="$head" -c "$HERE/corrupt.bpf.c" -o "$obj" ||
+        die "cannot build the corruption program $HERE/corrupt.bpf.c"
+    for ((i = 0; i < NODES; i++)); do
+        run ip netns exec "$TAG-n$i" tc qdisc add dev "$NODE_IF" clsact
+        run ip netns exec "$TAG-n$i" tc filter add dev "$NODE_IF" egress bpf da obj "$obj" \
+            sec classifier
+    done
+}
+
 main() {
     # ---- arguments ---------------------------------------------------------------------------
     if [[ ${1:-} == --can-run ]]; then # exit 0 if runs are possible here, else 77 (skipped)
@@ -151,9 +172,21 @@ main() {
     [[ $TCP == 0 ]] || TCP=1
     OPENMPI=0
     MACHINEFILE=
-    while getopts ":kvotf:Ch" opt; do
+    CORRUPT=0
+    local args=()
+    while [[ $# -gt 0 && $1 != -- ]]; do # --corrupt N is -c N
+        [[ $1 == --corrupt ]] && args+=(-c) || args+=("$1")
+        shift
+    done
+    set -- "${args[@]}" "$@"
+    while getopts ":kvotf:c:Ch" opt; do
         case $opt in
         f) MACHINEFILE=$OPTARG ;;
+        c)
+            [[ $OPTARG =~ ^[0-9]+$ ]] && ((10#$OPTARG >= 1)) ||
+                { msg "--corrupt takes N >= 1 (about 1 packet in N), not '$OPTARG'"; exit 2; }
+            CORRUPT=$((10#$OPTARG))
+            ;;
         k) KEEP=1 ;;
         o) OPENMPI=1 ;;
         v) VERBOSE=1 ;;
@@ -196,6 +229,10 @@ main() {
     fi
     MPIEXEC=${MPIEXEC:-mpiexec.mpich}
     ((OPENMPI)) && MPIEXEC=oshrun
+    if ((CORRUPT && TCP)); then
+        msg "--corrupt with -t: MPI's own traffic would cross the corrupted links"
+        exit 2
+    fi
 
     check_requirements
 
@@ -345,6 +382,8 @@ main() {
         msg "nodes (address hostname netns holder-pid):"
         sed 's/^/    /' "$RUNDIR/nodes" >&2
     fi
+
+    ((CORRUPT)) && attach_corruption
 
     # bridge ports need a moment to reach forwarding state (no STP: immediate, but be safe)
     for ((t = 0; t < 50; t++)); do

@@ -4,7 +4,7 @@
 #define UNIT_NAME "crc32c"
 #include "unit.h"
 
-#include "ckpt/ckpt.h"
+#include "runtime/runtime.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* CRC32C (Castagnoli, the iSCSI/ext4 checksum): the SSE4.2 crc32 instruction where the CPU has
  * it (asked once, at run time), else slicing-by-8 tables, which give the same values. */
-#include "ckpt.h"
+#include "runtime.h"
 
 #include <pthread.h>
 #include <string.h>
