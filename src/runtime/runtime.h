@@ -14,113 +14,75 @@
  * PG_WORDS_K (case-insensitive), the value being the word's index (below the table).
  * category: what the tunable is about (PG_CATEGORIES, below the table), which groups the
  * listings; meaning: one line (the longer story is in docs/). */
-#define PG_TUNABLES(X)                                                                         \
-    X(symmetric_size, SIZE, "SHMEM_SYMMETRIC_SIZE", "256M", MEMORY,                            \
-      "Symmetric heap bytes per PE at startup (k/m/g/t suffixes, decimals allowed); it grows " \
-      "when a collective allocation does not fit")                                             \
-    X(symmetric_max, SIZE, "PANGEA_SYMMETRIC_MAX", "0", MEMORY,                                \
-      "Most bytes the symmetric heap of a PE may grow to (0: the node's memory, or its "       \
-      "cgroup limit, divided by its PEs; never less than SHMEM_SYMMETRIC_SIZE)")               \
-    X(huge_pages, HUGE_PAGES, "PANGEA_HUGE_PAGES", "auto", MEMORY,                             \
-      "Pages of the symmetric heap: hugetlb, thp (transparent huge pages), off (4 KiB) or "    \
-      "auto (the first of these the node offers); an explicit kind it cannot have stops init") \
-    X(debug, BOOL, "SHMEM_DEBUG", "0", OPENSHMEM,                                              \
-      "Check every argument; a bad one stops the job with a message naming the call")          \
-    X(info, BOOL, "SHMEM_INFO", "0", OPENSHMEM,                                                \
-      "Print the tunables and their values at startup (PE 0)")                                 \
-    X(version, BOOL, "SHMEM_VERSION", "0", OPENSHMEM,                                          \
-      "Print the library version at startup (PE 0)")                                           \
-    X(startup_timing, BOOL, "PANGEA_STARTUP_TIMING", "0", STARTUP,                             \
-      "Print each phase of shmem_init/ARMCI_Init with its min, mean and max time over the "    \
-      "PEs (PE 0, on stderr; SHMEM_INFO prints them too)")                                     \
-    X(mpi_lean_init, BOOL, "PANGEA_MPI_LEAN_INIT", "1", STARTUP,                               \
-      "When shmem_init starts MPI for a program that makes no MPI calls of its own, skip "     \
-      "MPICH's on-node shared memory (MPIR_CVAR_NOLOCAL), which Pangea does not use")          \
-    X(check, BOOL, "PANGEA_CHECK", "0", DIAGNOSTICS,                                           \
-      "Same as SHMEM_DEBUG: validate every argument")                                          \
-    X(pcntr, BOOL, "PANGEA_PCNTR", "0", DIAGNOSTICS,                                           \
-      "Count each context's puts and gets for shmemx_pcntr_* (off: those counters read 0; "    \
-      "on: one more increment per put and get)")                                               \
-    X(profile, TEXT, "PANGEA_PROFILE", "", DIAGNOSTICS,                                        \
-      "Directory where each PE writes its communication profile at finalize (pe-N.csv for "    \
-      "PE N, and topology.csv from PE 0; docs/profile.md); empty: no profile")                 \
-    X(test_drop_acks, INT, "PANGEA_TEST_DROP_ACKS", "0", DIAGNOSTICS,                          \
-      "Test hook: each node's data server drops 1 in N (at random) of the acknowledgements "   \
-      "and replies it sends, which turns retransmission on and forces it (0: off; otherwise "  \
-      "at least 2)")                                                                           \
-    X(wait, WAIT, "PANGEA_WAIT", "sleep", WAITING,                                             \
-      "How a PE waits (wait_until, signals, barriers and every collective, locks, quiet, "     \
-      "ARMCI notify and mutexes): sleep (spin briefly, then sleep until whoever changes the "  \
-      "awaited memory wakes it) or spin (poll, then poll and yield the core alternately)")     \
-    X(spin_count, INT, "PANGEA_SPIN_COUNT", "0", WAITING,                                      \
-      "Polls a waiting PE makes before it sleeps (PANGEA_WAIT=sleep) or yields its core "      \
-      "(spin); 0: sleep polls for about 1 us, then polls and yields for as long as wake-ups "  \
-      "have been taking (at most 1 ms), spin makes 2000 polls; both make 50 when a node's "    \
-      "PEs outnumber its cores. Across nodes a waiting PE polls the network and yields after " \
-      "every poll")                                                                            \
-    X(wait_timeout_ms, INT, "PANGEA_WAIT_TIMEOUT_MS", "100", WAITING,                          \
-      "Longest sleep of a waiting PE before it looks again by itself (a safety net: stores "   \
-      "through shmem_ptr pointers do not wake a sleeper); a sleep starts at 1 ms and doubles " \
-      "up to this")                                                                            \
-    X(hang_check, INT, "PANGEA_HANG_CHECK", "1", WAITING,                                      \
-      "Seconds a PE waits, with nothing of its own in flight, before the hang watch counts "   \
-      "it as blocked; a job whose PEs are all blocked or gone ends with a message (0: off; "   \
-      "on only at SHMEM_THREAD_SINGLE)")                                                       \
-    X(transport, TRANSPORT, "PANGEA_TRANSPORT", "ofi", NETWORK,                                \
-      "What carries traffic between nodes: ofi (libfabric) or mpi (messages on a private "     \
-      "duplicate of the MPI library's world communicator; needs MPI_THREAD_MULTIPLE)")         \
-    X(mpi_credits, INT, "PANGEA_MPI_CREDITS", "16", NETWORK,                                   \
-      "Over PANGEA_TRANSPORT=mpi, most messages a process keeps in flight to one peer; to "    \
-      "all peers, 4 times as many and this many PANGEA_PIPELINE_BUFFER_SIZE of bytes")         \
-    X(pipeline_buffers, INT, "PANGEA_PIPELINE_BUFFERS", "16", NETWORK,                         \
-      "Send buffers per PE for off-node transfers: how many chunks one PE keeps in flight")    \
-    X(pipeline_buffer_size, SIZE, "PANGEA_PIPELINE_BUFFER_SIZE", "64K", NETWORK,               \
-      "Data bytes per chunk of an off-node transfer (larger transfers are split)")             \
-    X(direct_rma_threshold, SIZE, "PANGEA_DIRECT_RMA_THRESHOLD", "0", NETWORK,                 \
-      "Contiguous off-node puts and gets of at least this many bytes are one RMA straight "    \
-      "to or from the target's memory, when the provider offers RMA (0: always the pipeline)") \
-    X(put_batch, SIZE, "PANGEA_PUT_BATCH", "64K", NETWORK,                                     \
-      "Small off-node nbi puts to one node are gathered into one message of up to this many "  \
-      "bytes (at most PANGEA_PIPELINE_BUFFER_SIZE; puts of up to 1/8 of it), sent when full, " \
-      "before any other request to that node and when the PE quiets or waits (0: every put "   \
-      "is its own message)")                                                                   \
-    X(register_local, BOOL, "PANGEA_REGISTER_LOCAL", "0", NETWORK,                             \
-      "Register local buffers and pass their descriptors even when the provider does not "     \
-      "need it (FI_MR_LOCAL), to exercise that path")                                          \
-    X(server_spin_us, INT, "PANGEA_SERVER_SPIN_US", "200", NETWORK,                            \
-      "Microseconds the node's data server keeps polling after a request before it sleeps")    \
-    X(server_pool, SIZE, "PANGEA_SERVER_POOL", "32M", NETWORK,                                 \
-      "Receive space a node's data server may hold for requests from other nodes, granted to " \
-      "the PEs that send to it as they need it, whatever the job's size")                      \
-    X(checksum, BOOL, "PANGEA_CHECKSUM", "0", NETWORK,                                         \
-      "Every message between nodes carries a CRC32C of its header and data, checked before "   \
-      "it is applied; a corrupt one is dropped and sent again (retransmission is on; "         \
-      "docs/reliability.md)")                                                                  \
-    X(retransmit_min_us, INT, "PANGEA_RETRANSMIT_MIN_US", "50000", NETWORK,                    \
-      "With retransmission on: the shortest time a request waits for its reply before it is "  \
-      "sent again (the timeout follows the measured round trip above it, at most 1 s)")        \
-    X(static_map, BOOL, "PANGEA_STATIC_MAP", "1", MEMORY,                                      \
-      "Map the program's static data into on-node peers so put/get/AMO on globals are "        \
-      "load/store (0: static data is not remotely accessible)")                                \
-    X(coll_chunk, SIZE, "PANGEA_COLL_CHUNK", "128K", COLLECTIVES,                              \
-      "Broadcasts of more bytes move down their tree in pieces of this size (pipelined)")      \
-    X(coll_reduce_gather, SIZE, "PANGEA_COLL_REDUCE_GATHER", "2K", COLLECTIVES,                \
-      "Reductions of at most this many bytes are gathered at one leader per node, reduced "    \
-      "there and sent back (at most 256 KiB / the team's PEs, rounded down to 64 bytes; "      \
-      "64 KiB / its PEs for a team made by a split)")                                          \
-    X(coll_reduce_split, SIZE, "PANGEA_COLL_REDUCE_SPLIT", "4K", COLLECTIVES,                  \
-      "Reductions of more bytes are split: each PE reduces 1/n of the elements and sends "     \
-      "its part to all (reduce-scatter + allgather); smaller ones every PE reduces whole")     \
-    X(coll_stream, SIZE, "PANGEA_COLL_STREAM", "0", COLLECTIVES,                               \
-      "An alltoall whose blocks to a node's PEs add up to at least this many bytes copies "    \
-      "them past the cache (0: the size of the machine's largest cache, read at startup)")     \
-    X(coll_switches, BOOL, "PANGEA_COLL_SWITCHES", "1", COLLECTIVES,                           \
-      "Collectives of a team that spans several leaf switches run with one leader per switch " \
-      "above the node leaders, so traffic crosses the top of the tree once per switch (0: "    \
-      "node leaders only)")                                                                    \
-    X(armci_group_heap, SIZE, "PANGEA_ARMCI_GROUP_HEAP", "32M", ARMCI,                         \
-      "Bytes of the symmetric heap ARMCI_Init sets aside for ARMCI_Malloc_group over a "       \
-      "subset of the processes (at most a quarter of the heap)")
+#define PG_TUNABLES(X)                                                                      \
+    X(symmetric_size, SIZE, "SHMEM_SYMMETRIC_SIZE", "256M", MEMORY,                         \
+      "Symmetric heap bytes per PE at startup (size grammar); grows as allocations need")   \
+    X(symmetric_max, SIZE, "PANGEA_SYMMETRIC_MAX", "0", MEMORY,                             \
+      "Most bytes a PE's symmetric heap may grow to (0: the node's memory / its PEs)")      \
+    X(huge_pages, HUGE_PAGES, "PANGEA_HUGE_PAGES", "auto", MEMORY,                          \
+      "Pages of the symmetric heap: hugetlb, thp, off (4 KiB) or auto (the best offered)")  \
+    X(debug, BOOL, "SHMEM_DEBUG", "0", OPENSHMEM,                                           \
+      "Check every argument; a bad one stops the job with a message naming the call")       \
+    X(info, BOOL, "SHMEM_INFO", "0", OPENSHMEM,                                             \
+      "Print the tunables and their values at startup (PE 0)")                              \
+    X(version, BOOL, "SHMEM_VERSION", "0", OPENSHMEM,                                       \
+      "Print the library version at startup (PE 0)")                                        \
+    X(startup_timing, BOOL, "PANGEA_STARTUP_TIMING", "0", STARTUP,                          \
+      "Print the time of each phase of shmem_init/ARMCI_Init over the PEs (PE 0)")          \
+    X(mpi_lean_init, BOOL, "PANGEA_MPI_LEAN_INIT", "1", STARTUP,                            \
+      "Skip MPICH's on-node shared memory when shmem_init starts MPI for a non-MPI code")   \
+    X(check, BOOL, "PANGEA_CHECK", "0", DIAGNOSTICS,                                        \
+      "Same as SHMEM_DEBUG: validate every argument")                                       \
+    X(pcntr, BOOL, "PANGEA_PCNTR", "0", DIAGNOSTICS,                                        \
+      "Count each context's puts and gets for shmemx_pcntr_* (off: they read 0)")           \
+    X(profile, TEXT, "PANGEA_PROFILE", "", DIAGNOSTICS,                                     \
+      "Directory where each PE writes its communication profile at finalize (empty: none)") \
+    X(test_drop_acks, INT, "PANGEA_TEST_DROP_ACKS", "0", DIAGNOSTICS,                       \
+      "Test hook: servers drop 1 in N replies at random, forcing retransmission (0: off)")  \
+    X(wait, WAIT, "PANGEA_WAIT", "sleep", WAITING,                                          \
+      "How a PE waits: sleep (poll, then sleep until woken) or spin (poll and yield)")      \
+    X(spin_count, INT, "PANGEA_SPIN_COUNT", "0", WAITING,                                   \
+      "Polls before a waiting PE sleeps or yields (0: adapted to wake-ups and load)")       \
+    X(wait_timeout_ms, INT, "PANGEA_WAIT_TIMEOUT_MS", "100", WAITING,                       \
+      "Longest sleep of a waiting PE before it looks again by itself (a safety net)")       \
+    X(hang_check, INT, "PANGEA_HANG_CHECK", "1", WAITING,                                   \
+      "Seconds a PE waits, nothing in flight, before the hang watch counts it (0: off)")    \
+    X(transport, TRANSPORT, "PANGEA_TRANSPORT", "ofi", NETWORK,                             \
+      "What carries traffic between nodes: ofi (libfabric) or mpi (MPI messages)")          \
+    X(mpi_credits, INT, "PANGEA_MPI_CREDITS", "16", NETWORK,                                \
+      "Over PANGEA_TRANSPORT=mpi, most messages a sender keeps in flight to one peer")      \
+    X(pipeline_buffers, INT, "PANGEA_PIPELINE_BUFFERS", "16", NETWORK,                      \
+      "Send buffers per PE for off-node transfers: how many chunks one PE keeps in flight") \
+    X(pipeline_buffer_size, SIZE, "PANGEA_PIPELINE_BUFFER_SIZE", "64K", NETWORK,            \
+      "Data bytes per chunk of an off-node transfer (larger transfers are split)")          \
+    X(direct_rma_threshold, SIZE, "PANGEA_DIRECT_RMA_THRESHOLD", "0", NETWORK,              \
+      "Off-node contiguous puts/gets of at least this many bytes are one RMA (0: never)")   \
+    X(put_batch, SIZE, "PANGEA_PUT_BATCH", "64K", NETWORK,                                  \
+      "Bytes of small off-node nbi puts gathered into one message per node (0: none)")      \
+    X(register_local, BOOL, "PANGEA_REGISTER_LOCAL", "0", NETWORK,                          \
+      "Register local buffers even when the provider does not need it (tests that path)")   \
+    X(server_spin_us, INT, "PANGEA_SERVER_SPIN_US", "200", NETWORK,                         \
+      "Microseconds the node's data server keeps polling after a request before it sleeps") \
+    X(server_pool, SIZE, "PANGEA_SERVER_POOL", "32M", NETWORK,                              \
+      "Receive space a node's data server may hold for other nodes' requests")              \
+    X(checksum, BOOL, "PANGEA_CHECKSUM", "0", NETWORK,                                      \
+      "A CRC32C on every message between nodes; a corrupt one is dropped and sent again")   \
+    X(retransmit_min_us, INT, "PANGEA_RETRANSMIT_MIN_US", "50000", NETWORK,                 \
+      "With retransmission on, the shortest wait for a reply before a request goes again")  \
+    X(static_map, BOOL, "PANGEA_STATIC_MAP", "1", MEMORY,                                   \
+      "Map static data into on-node peers (RMA and AMOs on globals become load/store)")     \
+    X(coll_chunk, SIZE, "PANGEA_COLL_CHUNK", "128K", COLLECTIVES,                           \
+      "Broadcasts of more bytes move down their tree in pieces of this size (pipelined)")   \
+    X(coll_reduce_gather, SIZE, "PANGEA_COLL_REDUCE_GATHER", "2K", COLLECTIVES,             \
+      "Reductions of at most this many bytes are gathered at node leaders, sent back")      \
+    X(coll_reduce_split, SIZE, "PANGEA_COLL_REDUCE_SPLIT", "4K", COLLECTIVES,               \
+      "Reductions of more bytes are split: each PE reduces 1/n and sends it to all")        \
+    X(coll_stream, SIZE, "PANGEA_COLL_STREAM", "0", COLLECTIVES,                            \
+      "Alltoall bytes per node above which copies bypass the cache (0: largest cache)")     \
+    X(coll_switches, BOOL, "PANGEA_COLL_SWITCHES", "1", COLLECTIVES,                        \
+      "Teams spanning leaf switches use one leader per switch (0: node leaders only)")      \
+    X(armci_group_heap, SIZE, "PANGEA_ARMCI_GROUP_HEAP", "32M", ARMCI,                      \
+      "Heap set aside for ARMCI_Malloc_group over process subsets (at most 1/4)")
 
 /* X(name, heading) in the order the listings show them. */
 #define PG_CATEGORIES(X)                       \
