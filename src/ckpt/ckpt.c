@@ -19,6 +19,7 @@
 #include "runtime/runtime.h"
 #include "startup/startup.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -216,16 +217,23 @@ static void commit(void)
     }
 }
 
-/* Nodes whose every PE finished writing: their node-K.done marks. */
-static int count_nodes_done(void)
+/* Files in the directory path named prefix, a number, then suffix ("pe-", ".img" for the
+ * images, "node-", ".done" for the marks of nodes whose PEs all wrote theirs); -1 when path
+ * cannot be read. */
+static long count_numbered(const char *path, const char *prefix, const char *suffix)
 {
-    DIR *d = opendir(flush.dir);
+    DIR *d = opendir(path);
     if (!d)
         return -1;
-    int n = 0;
+    long n = 0;
+    size_t plen = strlen(prefix);
     for (struct dirent *e; (e = readdir(d));) {
-        int node, end = 0;
-        n += sscanf(e->d_name, "node-%d.done%n", &node, &end) == 1 && !e->d_name[end];
+        const char *at = e->d_name;
+        if (strncmp(at, prefix, plen) != 0 || !isdigit((unsigned char)at[plen]))
+            continue;
+        for (at += plen; isdigit((unsigned char)*at); at++)
+            ;
+        n += strcmp(at, suffix) == 0;
     }
     closedir(d);
     return n;
@@ -247,7 +255,7 @@ static void mark_written(void)
         return;
     }
     fsync_dir(flush.dir);
-    if (count_nodes_done() == pg_world.nnodes)
+    if (count_numbered(flush.dir, "node-", ".done") == pg_world.nnodes)
         commit();
 }
 
@@ -493,21 +501,6 @@ static const char *compare_entries(const struct image_entry *saved, size_t nsave
     return NULL;
 }
 
-/* Images in a committed checkpoint's directory. */
-static long count_images(const char *path)
-{
-    DIR *d = opendir(path);
-    if (!d)
-        return -1;
-    long n = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        int pe, end = 0;
-        n += sscanf(e->d_name, "pe-%d.img%n", &pe, &end) == 1 && !e->d_name[end];
-    }
-    closedir(d);
-    return n;
-}
-
 static ssize_t read_full(int fd, void *buf, size_t len, off_t at)
 {
     size_t done = 0;
@@ -532,7 +525,7 @@ int pg_ckpt_restore(const char *call, const char *dir)
         return 0;
     char path[PATH_MAX + 32], file[PATH_MAX + 64], text[2 * PATH_MAX + 256];
     snprintf(path, sizeof path, "%s/ckpt-%d", dir, number);
-    long images = count_images(path);
+    long images = count_numbered(path, "pe-", ".img");
     snprintf(text, sizeof text, "checkpoint %d in %s holds the images of %ld PEs; this job has %d",
              number, dir, images, pg_world.npes);
     agree(call, images != pg_world.npes ? text : NULL);
