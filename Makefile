@@ -124,15 +124,16 @@ $(BUILD)/bin/pangea-tune: perf/pangea-tune.c tools/plot.c tools/plot.h $(STLIB) 
 # the static library).
 SCOTCH_CFLAGS := -I/usr/include/scotch
 SCOTCH_LIBS   := -lscotch -lscotcherr
-TOOL_CFLAGS    = -std=gnu11 $(OPT) $(WARN) $(SAN) -Itools
+TOOL_CFLAGS    = -std=gnu11 $(OPT) $(WARN) $(SAN) -Itools -Isrc
 $(BUILD)/bin/pangea-prof: tools/pangea-prof.c tools/profile.c tools/plot.c tools/profile.h \
-                          tools/plot.h
+                          tools/plot.h src/prof/prof.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) $(filter %.c,$^) -o $@ -lm
 
-$(BUILD)/bin/pangea-map: tools/pangea-map.c tools/profile.c tools/profile.h src/topo/topo.h $(STLIB)
+$(BUILD)/bin/pangea-map: tools/pangea-map.c tools/profile.c tools/profile.h src/prof/prof.h \
+                         src/topo/topo.h $(STLIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -Isrc $(SCOTCH_CFLAGS) $(filter %.c,$^) -o $@ $(STLIB) $(SCOTCH_LIBS) \
+	$(CC) $(TOOL_CFLAGS) $(SCOTCH_CFLAGS) $(filter %.c,$^) -o $@ $(STLIB) $(SCOTCH_LIBS) \
 	    $(LDLIBS_LIB)
 
 tests: $(SHMEM_TESTS) $(ARMCI_TESTS) $(COMPAT_TESTS) $(UNIT_TESTS) $(CXX_TESTS) $(TOOL_TESTS)

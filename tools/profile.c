@@ -12,8 +12,10 @@
 
 const char *const prof_level_names[PROF_LEVELS] = {"core", "numa",   "package",
                                                    "node", "switch", "system"};
-const char *const prof_op_names[PROF_OP_KINDS] = {"put", "get", "amo", "acc", "signal"};
-const char *const prof_wait_names[PROF_WAIT_KINDS] = {"quiet", "sync", "wait_until", "lock"};
+#define PROF_NAME(id, name) name,
+const char *const prof_op_names[PROF_OP_KINDS] = {PG_PROF_OPS(PROF_NAME)};
+const char *const prof_wait_names[PROF_WAIT_KINDS] = {PG_PROF_WAITS(PROF_NAME)};
+#undef PROF_NAME
 
 #define MAGIC "# pangea-profile 1"
 #define MAX_FIELDS 8

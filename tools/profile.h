@@ -5,6 +5,8 @@
 #ifndef PANGEA_TOOLS_PROFILE_H
 #define PANGEA_TOOLS_PROFILE_H
 
+#include "prof/prof.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -27,8 +29,9 @@ struct prof_place {
     char switches[PROF_SWITCHES_TEXT];
 };
 
-#define PROF_OP_KINDS 5   /* put get amo acc signal */
-#define PROF_WAIT_KINDS 4 /* quiet sync wait_until lock */
+/* The kinds the profile's rows name: the engine's own tables (src/prof/prof.h). */
+#define PROF_OP_KINDS PG_PROF_OP_KINDS
+#define PROF_WAIT_KINDS PG_PROF_WAIT_KINDS
 extern const char *const prof_op_names[PROF_OP_KINDS];
 extern const char *const prof_wait_names[PROF_WAIT_KINDS];
 
