@@ -67,17 +67,17 @@ static inline void count(const struct pangea_ctx *ctx, uint64_t *issued, uint64_
 #define COUNT_GET(ctx, later) count(ctx, &(ctx)->counts.gets, &(ctx)->counts.pending_gets, later)
 
 /* How a contiguous transfer goes: NBI, and PROFILED, an operation of its own in the profile
- * (not a piece of a vector), counted in put/get_contiguous, where the frame is set up anyway,
- * so that pg_put and the others stay bare jumps to them. */
+ * (not a piece of a vector). put/get_contiguous are inlined into each caller, so that `how` is
+ * a constant there and the profile's test is the one branch of pg_prof_op. */
 enum { NBI = 1, PROFILED = 2 };
 
 /* An off-node put leaves at once, or with NBI may wait in its node's batch of small puts. */
-static void put_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe,
-                           int how)
+static inline __attribute__((always_inline)) void
+put_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe, int how)
 {
     if (len == 0)
         return;
-    if (__builtin_expect(pg_prof_on, 0) && (how & PROFILED)) /* off: one branch */
+    if (how & PROFILED)
         pg_prof_op(PG_PROF_PUT, pe, len);
     int nbi = how & NBI;
     char *to = pg_mem_peer_ptr(dest, pe);
@@ -107,12 +107,12 @@ void pg_put_nbi(struct pangea_ctx *ctx, void *dest, const void *src, size_t len,
 }
 
 /* An off-node get waits for its data, or with NBI counts in the context's completion. */
-static void get_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe,
-                           int how)
+static inline __attribute__((always_inline)) void
+get_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe, int how)
 {
     if (len == 0)
         return;
-    if (__builtin_expect(pg_prof_on, 0) && (how & PROFILED)) /* off: one branch */
+    if (how & PROFILED)
         pg_prof_op(PG_PROF_GET, pe, len);
     int nbi = how & NBI;
     const char *from = pg_mem_peer_ptr(src, pe);
