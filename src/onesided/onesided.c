@@ -60,7 +60,8 @@ void pg_ctx_target_done(int pe, uint64_t operations)
 }
 
 /* One operation more in *issued, and in *pending when it completes only at the next quiet; one
- * done on-node (on_node_pe >= 0) is complete, at its target too. */
+ * done on-node (on_node_pe >= 0) completes within the call, and counts at its target at once
+ * (counted as it starts, in the branch that is there anyway). */
 static inline void count(const struct pangea_ctx *ctx, uint64_t *issued, uint64_t *pending,
                          int completes_later, int on_node_pe)
 {
@@ -98,13 +99,12 @@ static void put_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, 
         pg_prof_op(PG_PROF_PUT, pe, len);
     int nbi = how & NBI;
     char *to = pg_mem_peer_ptr(dest, pe);
+    COUNT_PUT(ctx, !to, to ? pe : -1);
     if (to) {
         copy_bytes(to, src, len);
-        COUNT_PUT(ctx, 0, pe);
         pg_mem_ring(pe, dest);
         return;
     }
-    COUNT_PUT(ctx, 1, -1);
     size_t offset;
     int seg = locate(dest, len, pe, &offset, "put");
     struct pg_strided contiguous = {.count = {len}};
@@ -134,12 +134,11 @@ static void get_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, 
         pg_prof_op(PG_PROF_GET, pe, len);
     int nbi = how & NBI;
     const char *from = pg_mem_peer_ptr(src, pe);
+    COUNT_GET(ctx, !from && nbi, from ? pe : -1);
     if (from) {
         copy_bytes(dest, from, len);
-        COUNT_GET(ctx, 0, pe);
         return;
     }
-    COUNT_GET(ctx, nbi, -1);
     size_t offset;
     int seg = locate(src, len, pe, &offset, "get");
     struct pg_strided contiguous = {.count = {len}};
