@@ -1009,12 +1009,15 @@ static const struct pg_ds_region *region_of(int pe, int id)
     return r;
 }
 
-/* Every part of a segment is registered when its first is: asking the first is enough. */
-static int direct_worthwhile(int pe, int seg, const struct pg_strided *shape)
+/* Every part of a segment is registered when its first is: asking the first is enough. The
+ * parts tile the segment from its start; beyond them (a PE's own area) only the server goes. */
+static int direct_worthwhile(int pe, int seg, size_t offset, const struct pg_strided *shape)
 {
+    size_t start;
     /* With checksums everything goes as messages, which carry them. */
     if (shape->levels || !pg_cfg.direct_rma_threshold || pg_cfg.checksum ||
-        shape->count[0] < (size_t)pg_cfg.direct_rma_threshold)
+        shape->count[0] < (size_t)pg_cfg.direct_rma_threshold ||
+        pg_mem_part_of(seg, offset + shape->count[0] - 1, 1, &start) < 0)
         return 0;
     lock_for_request();
     int registered = region_of(pe, seg)->registered & 1;
@@ -1131,7 +1134,7 @@ static void batch_put(struct pg_pipe_completion *cc, int pe, int seg, size_t off
 void pg_pipe_put(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, const void *src,
                  const struct pg_strided *shape)
 {
-    if (direct_worthwhile(pe, seg, shape)) {
+    if (direct_worthwhile(pe, seg, offset, shape)) {
         direct(1, pe, seg, offset, (void *)src, shape->count[0]);
         return;
     }
@@ -1233,7 +1236,7 @@ void pg_pipe_get_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offs
                      size_t len)
 {
     struct pg_strided contiguous = {.count = {len}};
-    if (direct_worthwhile(pe, seg, &contiguous)) {
+    if (direct_worthwhile(pe, seg, offset, &contiguous)) {
         direct(0, pe, seg, offset, dest, len);
         return;
     }
@@ -1244,7 +1247,7 @@ void pg_pipe_get_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offs
 
 void pg_pipe_get(int pe, int seg, size_t offset, void *dest, const struct pg_strided *shape)
 {
-    if (direct_worthwhile(pe, seg, shape)) {
+    if (direct_worthwhile(pe, seg, offset, shape)) {
         direct(0, pe, seg, offset, dest, shape->count[0]);
         return;
     }
