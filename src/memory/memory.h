@@ -31,8 +31,9 @@ extern struct pg_segment pg_segments[PG_SEG_COUNT];
  * (PG_INTERNAL_BASE bytes plus internal_extra, the collectives' channels, which grow with the
  * job), then heap_size bytes for the program; it may grow to the heap maximum
  * (PANGEA_SYMMETRIC_MAX), whose address range every PE reserves for its own copy and for each
- * on-node peer's. The heap's pages are of the kind PANGEA_HUGE_PAGES asks for (see
- * pg_pages_offered). Collective over the world. 0 or -1. */
+ * on-node peer's, followed by the PE's own area (pg_mem_area_grow), reserved the same way. The
+ * heap's pages are of the kind PANGEA_HUGE_PAGES asks for (see pg_pages_offered). Collective over
+ * the world. 0 or -1. */
 int pg_memory_init(size_t heap_size, size_t internal_extra);
 void pg_memory_fini(void);
 /* For SHMEM_INFO, on PE 0: the heap's size, how many PEs got each kind of pages, and why
