@@ -469,9 +469,11 @@ static int setup_heap(size_t heap_size, size_t heap_max)
     pg_segments[PG_SEG_HEAP].size = pg_heap_segment_size(internal_size + heap_size, heap_rounding);
     heap_end_most = pg_heap_segment_size(internal_size + heap_max, heap_rounding);
     heap_most = heap_end_most - internal_size;
-    /* The own area may hold as much as the heap. */
+    /* The own area may hold as much as the heap (in whole pages: hugetlb mappings are unmapped
+     * in whole pages only). */
     pg_segments[PG_SEG_HEAP].area = heap_end_most;
-    pg_segments[PG_SEG_HEAP].reserved = heap_end_most + heap_most;
+    pg_segments[PG_SEG_HEAP].reserved =
+        heap_end_most + pg_heap_segment_size(heap_most, heap_rounding);
 
     /* Every PE of the node makes every attempt, until one succeeds on all of them. */
     heap_pages = -1;
