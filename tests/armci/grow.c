@@ -257,21 +257,7 @@ int main(int argc, char **argv)
     size_t initial = env_size("SHMEM_SYMMETRIC_SIZE", 256 * MIB);
     void **ptrs = malloc((size_t)nproc * sizeof *ptrs);
 
-    if (getenv("TEST_GROUP")) {
-        void **first = malloc((size_t)nproc * sizeof *first);
-        ARMCI_Malloc(first, 4096);
-        memset(first[me], me + 1, 4096);
-        ARMCI_Barrier();
-        group_growth(initial, first);
-        for (int p = 0; p < nproc; p++) {
-            unsigned char byte;
-            ARMCI_Get((char *)first[p] + 4095, &byte, 1, p);
-            CHECK(byte == (unsigned char)(p + 1), "first object of %d: %d", p, byte);
-        }
-        ARMCI_Barrier();
-        ARMCI_Free(first[me]);
-        free(first);
-    } else if (getenv("TEST_BEYOND")) {
+    if (getenv("TEST_BEYOND") && !getenv("TEST_GROUP")) {
         size_t most = env_size("PANGEA_SYMMETRIC_MAX", 0);
         ARMCI_Malloc(ptrs, (armci_size_t)(2 * most));
         CHECK(0, "ARMCI_Malloc of twice PANGEA_SYMMETRIC_MAX returned");
@@ -282,21 +268,27 @@ int main(int argc, char **argv)
         void **first = malloc((size_t)nproc * sizeof *first);
         ARMCI_Malloc(first, 4096);
         memset(first[me], me + 1, 4096);
-        CHECK(ARMCI_Malloc(ptrs, (armci_size_t)(4 * initial)) == 0, "ARMCI_Malloc(4 x heap)");
-        void **grown = malloc((size_t)nproc * sizeof *grown);
-        for (int p = 0; p < nproc; p++)
-            grown[p] = (char *)ptrs[p] + 3 * initial;
-        transfers(grown);
-        atomics(grown);
+        ARMCI_Barrier();
+        if (getenv("TEST_GROUP")) {
+            group_growth(initial, first);
+        } else {
+            CHECK(ARMCI_Malloc(ptrs, (armci_size_t)(4 * initial)) == 0, "ARMCI_Malloc(4 x heap)");
+            void **grown = malloc((size_t)nproc * sizeof *grown);
+            for (int p = 0; p < nproc; p++)
+                grown[p] = (char *)ptrs[p] + 3 * initial;
+            transfers(grown);
+            atomics(grown);
+            ARMCI_Barrier();
+            ARMCI_Free(ptrs[me]);
+            free(grown);
+        }
         for (int p = 0; p < nproc; p++) {
             unsigned char byte;
             ARMCI_Get((char *)first[p] + 4095, &byte, 1, p);
             CHECK(byte == (unsigned char)(p + 1), "first object of %d: %d", p, byte);
         }
         ARMCI_Barrier();
-        ARMCI_Free(ptrs[me]);
         ARMCI_Free(first[me]);
-        free(grown);
         free(first);
     }
     free(ptrs);
