@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define BENCH_MAX_SAMPLE 256 /* the largest sample bench_median takes */
 
@@ -52,6 +53,27 @@ static inline double bench_median(const double *v, int n)
     memcpy(sorted, v, (size_t)n * sizeof *v);
     qsort(sorted, (size_t)n, sizeof *sorted, bench_compare);
     return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+/* The growth benchmarks' options (heap_grow, group_grow): -s SIZE (K, M, G), -g GROWTHS (at
+ * least 1), -i ITERS, -b BLOCKS (at most max_blocks); what is not given keeps its value. */
+struct bench_growth_options {
+    size_t size;
+    int growths, iters, blocks;
+};
+static inline void bench_growth_options(int argc, char **argv, struct bench_growth_options *o,
+                                        int max_blocks)
+{
+    for (int opt; (opt = getopt(argc, argv, "s:g:i:b:")) != -1;) {
+        if (opt == 's')
+            o->size = bench_size(optarg);
+        else if (opt == 'g')
+            o->growths = atoi(optarg) > 0 ? atoi(optarg) : 1;
+        else if (opt == 'i')
+            o->iters = atoi(optarg);
+        else if (opt == 'b')
+            o->blocks = atoi(optarg) < max_blocks ? atoi(optarg) : max_blocks;
+    }
 }
 
 #endif

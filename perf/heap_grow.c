@@ -53,18 +53,10 @@ static double latency(enum op op, char *remote, char *local, int target, int ite
 
 int main(int argc, char **argv)
 {
-    size_t size = 64 << 20;
-    int growths = 4, iters = 500, blocks = 8;
-    for (int opt; (opt = getopt(argc, argv, "s:g:i:b:")) != -1;) {
-        if (opt == 's')
-            size = bench_size(optarg);
-        else if (opt == 'g')
-            growths = atoi(optarg);
-        else if (opt == 'i')
-            iters = atoi(optarg);
-        else if (opt == 'b')
-            blocks = atoi(optarg) < MAX_BLOCKS ? atoi(optarg) : MAX_BLOCKS;
-    }
+    struct bench_growth_options o = {.size = 64 << 20, .growths = 4, .iters = 500, .blocks = 8};
+    bench_growth_options(argc, argv, &o, MAX_BLOCKS);
+    size_t size = o.size;
+    int growths = o.growths, iters = o.iters, blocks = o.blocks;
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes(), last = npes - 1;
     char *initial = shmem_malloc(LARGE);

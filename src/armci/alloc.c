@@ -7,12 +7,13 @@
  *
  * Over a subset, the processes outside the group make no call, so the symmetric heap cannot
  * serve it: an allocation on members only would move every later shmem_malloc offset on them
- * and not on the others. ARMCI_Init (collective over the world) therefore carves a region out
- * of the symmetric heap, the same on every PE, and each process runs its own arena allocator
- * over its copy. Members allocate independently (offsets may differ), and exchange addresses
- * inside the group: ARMCI names remote memory by the target's own addresses, which
- * pg_mem_from_peer translates, so nothing requires equal offsets. The region lies inside the
- * heap segment, reachable by the on-node and off-node paths like the rest of it. */
+ * and not on the others. Each process therefore runs its own arena allocator over its own area
+ * of the heap segment (pg_mem_area_grow), which it grows alone when an allocation does not fit:
+ * the members need not agree on anything, since ARMCI names remote memory by the target's own
+ * addresses, which pg_mem_from_peer translates, and offsets may differ. A member publishes its
+ * grown extent before the group exchanges the addresses, so whoever learns an address (a member,
+ * or anybody it tells) finds the memory behind it reachable by the on-node and off-node paths
+ * like the rest of the segment, and nothing already allocated moves. */
 #include "armci_internal.h"
 
 #include <limits.h>
@@ -20,7 +21,6 @@
 #include <string.h>
 
 static struct pg_arena group_arena;
-static char *group_region;
 static unsigned long shm_limit; /* ARMCI_Set_shm_limit; 0: none */
 
 /* From the symmetric heap, growing it when needed: collective over the world. */
@@ -34,17 +34,8 @@ static char *heap_alloc(size_t size, char *why)
 
 void pg_armci_memory_init(void)
 {
-    size_t size = (size_t)pg_cfg.armci_group_heap;
-    if (size > pg_heap_capacity() / 4)
-        size = pg_heap_capacity() / 4;
-    char why[PG_GROWTH_WHY];
-    group_region = size ? heap_alloc(size, why) : NULL;
-    if (size && !group_region)
-        pg_fatal("ARMCI_Init",
-                 "the symmetric heap has no %zu bytes left for group allocations: %s (or lower "
-                 "PANGEA_ARMCI_GROUP_HEAP)",
-                 size, why);
-    pg_arena_setup(&group_arena, group_region, group_region ? size : 0);
+    /* The area keeps the extent an earlier ARMCI_Init of this runtime grew it to. */
+    pg_arena_setup(&group_arena, pg_mem_area_base(), pg_mem_area_size());
     pg_mem_sub_arena(&group_arena);
     pg_armci_notify_init();
 }
@@ -54,8 +45,22 @@ void pg_armci_memory_fini(void)
     pg_armci_notify_fini();
     pg_mem_sub_arena(NULL);
     pg_arena_release(&group_arena);
-    pg_heap_free(group_region);
-    group_region = NULL;
+}
+
+/* Grows my area so that `bytes` fit: at least doubling it, by PANGEA_ARMCI_GROUP_HEAP at
+ * least, within its maximum. 0, or -1 and why. */
+static int grow_group_arena(size_t bytes, char *why, size_t len)
+{
+    size_t now = group_arena.size, need = now + pg_arena_shortfall(&group_arena, 0, bytes);
+    size_t want = 2 * now > need ? 2 * now : need;
+    if (want < (size_t)pg_cfg.armci_group_heap)
+        want = (size_t)pg_cfg.armci_group_heap;
+    if (want > pg_heap_max())
+        want = need; /* the most possible, or the maximum's message */
+    if (pg_mem_area_grow(want, why, len) != 0)
+        return -1;
+    pg_arena_extend(&group_arena, want);
+    return 0;
 }
 
 void ARMCI_Set_shm_limit(unsigned long shmemlimit)
@@ -108,13 +113,17 @@ static int malloc_subset(const char *call, void **ptr_arr, long bytes, ARMCI_Gro
         return FAIL;
     void *mine = NULL;
     if (bytes > 0) {
+        char why[PG_GROWTH_WHY] = "it did not fit after growing";
         mine = pg_arena_alloc(&group_arena, 0, (size_t)bytes);
+        if (!mine && grow_group_arena((size_t)bytes, why, sizeof why) == 0)
+            mine = pg_arena_alloc(&group_arena, 0, (size_t)bytes);
         if (!mine)
             pg_fatal(call,
-                     "process %d cannot allocate %ld bytes for a group: the region for group "
-                     "allocations (%zu bytes) is full; raise PANGEA_ARMCI_GROUP_HEAP",
-                     pg_world.me, bytes, group_arena.size);
+                     "process %d cannot allocate %ld bytes for a group: its area for group "
+                     "allocations holds %zu bytes, and %s",
+                     pg_world.me, bytes, group_arena.size, why);
     }
+    /* The extent is published: whoever learns these addresses can reach them. */
     MPI_Allgather(&mine, sizeof mine, MPI_BYTE, ptr_arr, sizeof mine, MPI_BYTE, group->comm);
     return 0;
 }

@@ -298,13 +298,13 @@ void pg_armci_check_local(const char *call, const char *arg, const void *addr, l
 
 /* In the heap, a range must lie inside one allocation: ARMCI_Malloc over the world and
  * shmem_malloc allocate alike on every process, so my heap's block table stands for the
- * target's (group allocations are checked against the whole region set aside for them). */
+ * target's (group allocations, in the target's own area, are checked against its extent). */
 static int inside_one_allocation(char *mine, size_t len)
 {
-    size_t offset;
+    size_t offset, area = pg_segments[PG_SEG_HEAP].area;
     char *start;
     size_t size;
-    if (pg_mem_locate(mine, 1, &offset) != PG_SEG_HEAP)
+    if (pg_mem_locate(mine, 1, &offset) != PG_SEG_HEAP || (area && offset >= area))
         return 1;
     return pg_heap_object(mine, &start, &size) == 0 && len <= size - (size_t)(mine - start);
 }

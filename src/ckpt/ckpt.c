@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #define IMAGE_MAGIC "PGCKPT01"
-#define IMAGE_VERSION 1
+#define IMAGE_VERSION 2 /* 2: group allocations at offsets in their own area */
 /* The copy into the image checksums this much at a time, while it is in cache. */
 #define COPY_PIECE ((size_t)128 << 10)
 /* The flush writes this much at a time: the device splits a direct write into requests of
@@ -58,7 +58,8 @@ static const char *const kind_name[] = {"symmetric heap object", "ARMCI group al
                                         "registered region"};
 
 struct image_entry {
-    uint64_t where; /* offset from the heap's start, or the registration's index */
+    uint64_t where; /* offset from the heap's (group allocations': their area's) start, or the
+                       registration's index */
     uint64_t bytes;
     uint32_t kind, reserved;
 };
@@ -370,7 +371,7 @@ static void *entry_memory(const struct image_entry *e)
 {
     if (e->kind == ENTRY_REGISTERED)
         return regions[e->where].addr;
-    return pg_heap_base() + e->where;
+    return pg_mem_object_address(e->kind == ENTRY_GROUP, e->where);
 }
 
 /* memcpy, and the CRC32C of the bytes continued from crc. */
@@ -503,7 +504,7 @@ static const char *compare_entries(const struct image_entry *saved, size_t nsave
                          (unsigned long long)n->bytes);
             else
                 snprintf(text, size,
-                         "%s %zu is %llu bytes at heap offset %llu in the checkpoint, "
+                         "%s %zu is %llu bytes at offset %llu in the checkpoint, "
                          "%llu bytes at offset %llu in this program",
                          kind_name[n->kind], index, (unsigned long long)s->bytes,
                          (unsigned long long)s->where, (unsigned long long)n->bytes,

@@ -377,13 +377,11 @@ static size_t pack_bytes(void)
     return pg_ds_chunk_bytes() + PG_DS_WIRE_ALIGN;
 }
 
-/* Streams a get's data back in chunks: straight from memory when contiguous, else packed
- * (the packing space is made on the first such get). */
+/* Streams a get's data back in chunks: straight from memory when contiguous and registered
+ * (or no registration is needed), else packed (the packing space is made on the first such
+ * chunk: a PE's own area, for one, has no registration). */
 static void stream(const struct pg_ds_header *h, char *base, const struct pg_ds_shape *l)
 {
-    if (!s.packs.buffers &&
-        (h->layout != PG_DS_CONTIG || h->length % PG_DS_WIRE_ALIGN || pg_cfg.checksum))
-        pool_open(&s.packs, PACK_BUFFERS, pack_bytes());
     for (size_t done = 0; done < h->length;) {
         size_t n = h->length - done < s.chunk ? h->length - done : s.chunk;
         if (h->layout == PG_DS_VECTOR)
@@ -399,6 +397,8 @@ static void stream(const struct pg_ds_header *h, char *base, const struct pg_ds_
             send_reply(&s.headers, take_reply(&s.headers), h, PG_DS_GET_REPLY, 0, 0,
                        base + h->offset + position, n, position, mr);
         } else {
+            if (!s.packs.buffers)
+                pool_open(&s.packs, PACK_BUFFERS, pack_bytes());
             struct reply_buffer *r = take_reply(&s.packs);
             if (h->layout == PG_DS_VECTOR) {
                 for (size_t i = 0; i < n / l->piece_bytes; i++) {
@@ -423,15 +423,10 @@ static int on_this_node(uint32_t pe)
 }
 
 /* Where bytes [origin, origin + span) of segment seg of pe, a PE of this node, lie in this
- * process, or NULL when the range runs past the segment. */
+ * process, or NULL when the range runs past what pe has of the segment. */
 static char *segment_base(uint32_t pe, int seg, uint64_t origin, uint64_t span)
 {
-    /* The heap's size grows under the hosting PE's thread. */
-    uint64_t size = __atomic_load_n(&pg_segments[seg].size, __ATOMIC_ACQUIRE);
-    char *base = pg_mem_peer_base(seg, (int)pe);
-    if (!base || origin > size || span > size - origin)
-        return NULL;
-    return base;
+    return pg_mem_peer_range(seg, (int)pe, origin, span);
 }
 
 /* A put of records (validated): all are checked before any is applied, so a bad one leaves

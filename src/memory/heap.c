@@ -212,7 +212,11 @@ void pg_heap_usage(size_t *free_bytes, size_t *largest_free)
 
 void pg_heap_extend(size_t new_size)
 {
-    struct pg_arena *a = &sym_heap;
+    pg_arena_extend(&sym_heap, new_size);
+}
+
+void pg_arena_extend(struct pg_arena *a, size_t new_size)
+{
     size_t added = new_size - a->size;
     struct pg_arena_block *last = &a->blocks[a->nblocks - 1];
     if (!last->used)
@@ -224,7 +228,11 @@ void pg_heap_extend(size_t new_size)
 
 size_t pg_heap_shortfall(size_t alignment, size_t size)
 {
-    const struct pg_arena *a = &sym_heap;
+    return pg_arena_shortfall(&sym_heap, alignment, size);
+}
+
+size_t pg_arena_shortfall(const struct pg_arena *a, size_t alignment, size_t size)
+{
     if (alignment < PG_HEAP_MIN_ALIGN)
         alignment = PG_HEAP_MIN_ALIGN;
     if (size > SIZE_MAX / 2)
@@ -259,21 +267,29 @@ void pg_mem_sub_arena(const struct pg_arena *a)
     sub_arena = a;
 }
 
-/* Appends the live objects of a to out (up to max), counting all of them in *n. */
-static void list_objects(const struct pg_arena *a, int in_sub, struct pg_mem_object *out,
-                         size_t max, size_t *n)
+/* Does the front-end's arena lie outside the heap (in the own area)? */
+static int sub_arena_outside(void)
 {
-    size_t base = (size_t)(a->base - sym_heap.base);
+    return sub_arena && sub_arena->base &&
+           (size_t)(sub_arena->base - sym_heap.base) >= sym_heap.size;
+}
+
+/* Appends the live objects of a to out (up to max), counting all of them in *n; their offsets
+ * from base. */
+static void list_objects(const struct pg_arena *a, int in_sub, const char *base,
+                         struct pg_mem_object *out, size_t max, size_t *n)
+{
+    size_t start = (size_t)(a->base - base);
     for (size_t i = 0; i < a->nblocks; i++) {
         const struct pg_arena_block *b = &a->blocks[i];
         if (!b->used)
             continue;
         if (!in_sub && sub_arena && sub_arena->base && a->base + b->off == sub_arena->base) {
-            list_objects(sub_arena, 1, out, max, n);
+            list_objects(sub_arena, 1, base, out, max, n);
             continue;
         }
         if (*n < max)
-            out[*n] = (struct pg_mem_object){base + b->off, b->requested, in_sub};
+            out[*n] = (struct pg_mem_object){start + b->off, b->requested, in_sub};
         ++*n;
     }
 }
@@ -286,6 +302,13 @@ char *pg_heap_base(void)
 size_t pg_mem_objects(struct pg_mem_object *out, size_t max)
 {
     size_t n = 0;
-    list_objects(&sym_heap, 0, out, max, &n);
+    list_objects(&sym_heap, 0, sym_heap.base, out, max, &n);
+    if (sub_arena_outside())
+        list_objects(sub_arena, 1, sub_arena->base, out, max, &n);
     return n;
+}
+
+char *pg_mem_object_address(int in_sub_arena, size_t offset)
+{
+    return (in_sub_arena && sub_arena_outside() ? sub_arena->base : sym_heap.base) + offset;
 }

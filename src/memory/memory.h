@@ -20,6 +20,7 @@ struct pg_segment {
     char *base;       /* my own copy */
     size_t size;      /* in use; the heap's grows (pg_mem_heap_grow), never beyond `reserved` */
     size_t reserved;  /* address space kept at base, and at each peer_base, for growth */
+    size_t area;      /* the heap's own area (pg_mem_area_grow) starts here; 0: none */
     char **peer_base; /* [local_size]: my mapping of each on-node PE's copy, by local rank */
 };
 
@@ -30,8 +31,9 @@ extern struct pg_segment pg_segments[PG_SEG_COUNT];
  * (PG_INTERNAL_BASE bytes plus internal_extra, the collectives' channels, which grow with the
  * job), then heap_size bytes for the program; it may grow to the heap maximum
  * (PANGEA_SYMMETRIC_MAX), whose address range every PE reserves for its own copy and for each
- * on-node peer's. The heap's pages are of the kind PANGEA_HUGE_PAGES asks for (see
- * pg_pages_offered). Collective over the world. 0 or -1. */
+ * on-node peer's, followed by the PE's own area (pg_mem_area_grow), reserved the same way. The
+ * heap's pages are of the kind PANGEA_HUGE_PAGES asks for (see pg_pages_offered). Collective over
+ * the world. 0 or -1. */
 int pg_memory_init(size_t heap_size, size_t internal_extra);
 void pg_memory_fini(void);
 /* For SHMEM_INFO, on PE 0: the heap's size, how many PEs got each kind of pages, and why
@@ -77,6 +79,21 @@ void pg_pages_describe(void *stream, int setting, size_t heap_size);
  * allocation fits now; -1 on every PE when it cannot (beyond the maximum, or a node cannot back
  * it), with why. */
 int pg_mem_heap_grow(size_t alignment, size_t size, char *why, size_t len);
+/* Each PE's own area: a range of the heap segment beyond the heap's maximum, at the same
+ * offset on every PE, that each PE grows alone (ARMCI's allocations over process subsets, which
+ * the other PEs do not join). Its object grows under the mappings every peer already has, so
+ * nobody else takes part; its extent, which differs between PEs, is published in the PE's
+ * internal area, where its node's peers and data server check it before touching the area. It
+ * starts empty and may grow to pg_heap_max() bytes; it never shrinks. pg_mem_area_grow: my
+ * area grows to size bytes (from pg_mem_area_size()), published before it returns; 0, or -1
+ * and why. */
+char *pg_mem_area_base(void);
+size_t pg_mem_area_size(void);
+int pg_mem_area_grow(size_t size, char *why, size_t len);
+/* My mapping of segment seg of pe, a PE of my node, when [offset, offset+len) lies in what pe
+ * has of it now (the heap to its size, the own area to pe's extent); else NULL. */
+char *pg_mem_peer_range(int seg, int pe, size_t offset, size_t len);
+
 /* The most the program's part of the heap may grow to (PANGEA_SYMMETRIC_MAX, or the node's
  * memory shared by its PEs; the same on every PE). */
 size_t pg_heap_max(void);
@@ -104,6 +121,12 @@ static inline int pg_mem_locate(const void *addr, size_t len, size_t *offset)
         size_t size = __atomic_load_n(&pg_segments[s].size, __ATOMIC_RELAXED);
         size_t off = (size_t)((const char *)addr - pg_segments[s].base);
         if (off < size && len <= size - off) {
+            *offset = off;
+            return s;
+        }
+        /* Any PE's own area: how far the target's reaches is checked at the target's node. */
+        size_t area = pg_segments[s].area, end = pg_segments[s].reserved;
+        if (area && off >= area && off < end && len <= end - off) {
             *offset = off;
             return s;
         }
@@ -189,13 +212,14 @@ void pg_arena_free(struct pg_arena *a, void *ptr);
 /* Bounds of the live object containing addr: 0 and start/len, or -1. */
 int pg_arena_object(const struct pg_arena *a, const void *addr, char **start, size_t *len);
 
-/* An arena a front-end runs over a block of the symmetric heap (ARMCI's group allocations) is
- * made known here, so that pg_mem_objects lists its objects instead of the whole block; NULL
- * forgets it. One at a time. */
+/* An arena a front-end runs over a block of the symmetric heap, or over the own area (ARMCI's
+ * group allocations), is made known here, so that pg_mem_objects lists its objects (instead of
+ * the whole block); NULL forgets it. One at a time. */
 void pg_mem_sub_arena(const struct pg_arena *a);
 
 /* The live symmetric allocations of this PE, in address order: heap objects (an arena's block
- * replaced by the arena's own objects), each as its offset from pg_heap_base() and the bytes
+ * replaced by the arena's own objects), then the objects of an arena outside the heap, each as
+ * its offset from the start of its memory (pg_heap_base(), or the arena's base) and the bytes
  * the program asked for (offsets that do not depend on the node layout, which sizes the
  * internal area before the heap). Writes at most max entries, returns how many there are (a
  * checkpoint saves them, a restart checks that the program made the same). */
@@ -204,6 +228,8 @@ struct pg_mem_object {
     int in_sub_arena; /* 1: an object of the front-end's arena */
 };
 size_t pg_mem_objects(struct pg_mem_object *out, size_t max);
+/* Where an object of pg_mem_objects is in this process now. */
+char *pg_mem_object_address(int in_sub_arena, size_t offset);
 /* Where the symmetric heap allocator's memory starts. */
 char *pg_heap_base(void);
 
@@ -214,6 +240,9 @@ void pg_heap_extend(size_t new_size);
 /* Bytes the heap must grow by for pg_heap_alloc(alignment, size) to succeed: counts the free
  * block at its end. */
 size_t pg_heap_shortfall(size_t alignment, size_t size);
+/* The same for any arena. */
+void pg_arena_extend(struct pg_arena *a, size_t new_size);
+size_t pg_arena_shortfall(const struct pg_arena *a, size_t alignment, size_t size);
 
 /* The largest alignment shmem_align can honour: every heap starts at the same residue modulo
  * it (the segments at multiples of it, the heap after an internal area of one size). */

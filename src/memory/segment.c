@@ -6,7 +6,8 @@
  * huge pages follow the kernel's shmem_enabled policy (a /dev/shm object follows the huge=
  * option of that mount instead, which is rarely set). The owner of a heap keeps its descriptor,
  * to grow the object; every mapping of a heap spans the address range of its maximum, so the
- * grown part is reached through the mappings that exist. */
+ * grown part is reached through the mappings that exist. Beyond the heap's maximum, each PE has
+ * an area of its own, which it grows alone, the same way. */
 #define _GNU_SOURCE
 #include "memory.h"
 
@@ -43,8 +44,13 @@ static size_t internal_size; /* the internal area at the start of the heap segme
 static int heap_fd = -1;
 static size_t heap_rounding;
 static size_t heap_most;
+static size_t heap_end_most; /* the heap's part of the segment ends here at most */
 static size_t part_end[1 + PG_HEAP_GROWTHS];
 static int growths;
+
+/* My own area's extent, and where every PE publishes its own in its internal area. */
+static size_t area_size;
+static size_t area_extent_offset;
 
 static const char *const seg_names[PG_SEG_COUNT] = {"heap", "data"};
 
@@ -461,9 +467,13 @@ static int setup_heap(size_t heap_size, size_t heap_max)
     pg_boot_minmax(&mine, &least, &largest, 1);
     heap_rounding = (size_t)largest;
     pg_segments[PG_SEG_HEAP].size = pg_heap_segment_size(internal_size + heap_size, heap_rounding);
+    heap_end_most = pg_heap_segment_size(internal_size + heap_max, heap_rounding);
+    heap_most = heap_end_most - internal_size;
+    /* The own area may hold as much as the heap (in whole pages: hugetlb mappings are unmapped
+     * in whole pages only). */
+    pg_segments[PG_SEG_HEAP].area = heap_end_most;
     pg_segments[PG_SEG_HEAP].reserved =
-        pg_heap_segment_size(internal_size + heap_max, heap_rounding);
-    heap_most = pg_segments[PG_SEG_HEAP].reserved - internal_size;
+        heap_end_most + pg_heap_segment_size(heap_most, heap_rounding);
 
     /* Every PE of the node makes every attempt, until one succeeds on all of them. */
     heap_pages = -1;
@@ -587,11 +597,14 @@ int pg_memory_init(size_t heap_size, size_t internal_extra)
     pg_mem_internal_end = heap->base + internal_size;
     pg_doorbell_offset =
         (size_t)((char *)pg_mem_internal_alloc(2 * sizeof(struct pg_doorbell)) - heap->base);
+    area_size = 0;
+    area_extent_offset = (size_t)((char *)pg_mem_internal_alloc(sizeof(size_t)) - heap->base);
     return 0;
 }
 
-/* My heap object grows to new_size bytes (from old_size), its new part reserving its hugetlb
- * pages. 0, or -1 and why. */
+/* Bytes [old_size, new_size) of my heap object come into use, reserving their hugetlb pages:
+ * the object grows to new_size when it is smaller (the heap's part may grow after the own
+ * area, which lies beyond it, and then sits in the object already). 0, or -1 and why. */
 static int extend_object(size_t old_size, size_t new_size, char *why, size_t len)
 {
     struct stat st;
@@ -641,8 +654,8 @@ int pg_mem_heap_grow(size_t alignment, size_t size, char *why, size_t len)
     }
     size_t want = now + short_by > 2 * now ? now + short_by : 2 * now;
     size_t new_size = pg_heap_segment_size(internal_size + want, heap_rounding);
-    if (new_size > heap->reserved)
-        new_size = heap->reserved;
+    if (new_size > heap_end_most)
+        new_size = heap_end_most;
     int status = extend_object(heap->size, new_size, why, len);
     long long mine = status == 0 ? pg_world.npes : pg_world.me, first_failed, most;
     pg_boot_minmax(&mine, &first_failed, &most, 1);
@@ -668,6 +681,51 @@ int pg_mem_heap_grow(size_t alignment, size_t size, char *why, size_t len)
 size_t pg_heap_max(void)
 {
     return heap_most;
+}
+
+char *pg_mem_area_base(void)
+{
+    return pg_segments[PG_SEG_HEAP].base + pg_segments[PG_SEG_HEAP].area;
+}
+
+size_t pg_mem_area_size(void)
+{
+    return area_size;
+}
+
+int pg_mem_area_grow(size_t size, char *why, size_t len)
+{
+    struct pg_segment *heap = &pg_segments[PG_SEG_HEAP];
+    if (size > heap->reserved - heap->area) {
+        snprintf(why, len,
+                 "growing it to fit would take it beyond its maximum of %zu bytes (raise "
+                 "PANGEA_SYMMETRIC_MAX)",
+                 heap->reserved - heap->area);
+        return -1;
+    }
+    size_t from = pg_heap_segment_size(heap->area + area_size, heap_rounding);
+    size_t to = pg_heap_segment_size(heap->area + size, heap_rounding);
+    if (to > from && extend_object(from, to, why, len) != 0)
+        return -1;
+    area_size = size;
+    __atomic_store_n((size_t *)(heap->base + area_extent_offset), size, __ATOMIC_RELEASE);
+    pg_debug("own area: grown to %zu bytes", size);
+    return 0;
+}
+
+char *pg_mem_peer_range(int seg, int pe, size_t offset, size_t len)
+{
+    const struct pg_segment *s = &pg_segments[seg];
+    char *base = pg_mem_peer_base(seg, pe);
+    /* The heap's size grows under another thread of the process. */
+    size_t size = __atomic_load_n(&s->size, __ATOMIC_ACQUIRE);
+    if (!base || (offset <= size && len <= size - offset))
+        return base;
+    if (!s->area || offset < s->area)
+        return NULL;
+    size_t extent = __atomic_load_n((size_t *)(base + area_extent_offset), __ATOMIC_ACQUIRE);
+    size_t within = offset - s->area;
+    return within <= extent && len <= extent - within ? base : NULL;
 }
 
 int pg_mem_part(int id, int *seg, size_t *start, size_t *len)
@@ -786,6 +844,12 @@ void *pg_mem_from_peer(int pe, const void *addr, size_t len)
         /* My copy of a segment may be smaller (static data of another executable). */
         size_t size = s->size < pg_segments[seg].size ? s->size : pg_segments[seg].size;
         if (off < size && len <= size - off)
+            return pg_segments[seg].base + off;
+        /* pe's own area: an on-node pe's extent is checked here, before a load or store
+         * reaches beyond its object; an off-node one's by its node's data server. */
+        size_t area = pg_segments[seg].area, end = pg_segments[seg].reserved;
+        if (area && off >= area && off < end && len <= end - off &&
+            (pg_local_rank_of(pe) < 0 || pg_mem_peer_range(seg, pe, off, len)))
             return pg_segments[seg].base + off;
     }
     return NULL;

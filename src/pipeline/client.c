@@ -1018,13 +1018,17 @@ static const struct pg_ds_region *region_of(int pe, int id)
     return r;
 }
 
-/* Every part of a segment is registered when its first is: asking the first is enough. */
-static int direct_worthwhile(int counted, int pe, int seg, const struct pg_strided *shape)
+/* Every part of a segment is registered when its first is: asking the first is enough. The
+ * parts tile the segment from its start; beyond them (a PE's own area) only the server goes. */
+static int direct_worthwhile(int counted, int pe, int seg, size_t offset,
+                             const struct pg_strided *shape)
 {
+    size_t start;
     /* With checksums everything goes as messages, which carry them; so do counted operations,
      * which the target's server counts. */
     if (counted || shape->levels || !pg_cfg.direct_rma_threshold || pg_cfg.checksum ||
-        shape->count[0] < (size_t)pg_cfg.direct_rma_threshold)
+        shape->count[0] < (size_t)pg_cfg.direct_rma_threshold ||
+        pg_mem_part_of(seg, offset + shape->count[0] - 1, 1, &start) < 0)
         return 0;
     lock_for_request();
     int registered = region_of(pe, seg)->registered & 1;
@@ -1141,7 +1145,7 @@ static void batch_put(struct pg_pipe_completion *cc, int pe, int seg, size_t off
 void pg_pipe_put(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, const void *src,
                  const struct pg_strided *shape)
 {
-    if (direct_worthwhile(cc && cc->counted, pe, seg, shape)) {
+    if (direct_worthwhile(cc && cc->counted, pe, seg, offset, shape)) {
         direct(1, pe, seg, offset, (void *)src, shape->count[0]);
         return;
     }
@@ -1244,7 +1248,7 @@ void pg_pipe_get_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offs
                      size_t len)
 {
     struct pg_strided contiguous = {.count = {len}};
-    if (direct_worthwhile(cc && cc->counted, pe, seg, &contiguous)) {
+    if (direct_worthwhile(cc && cc->counted, pe, seg, offset, &contiguous)) {
         direct(0, pe, seg, offset, dest, len);
         return;
     }
@@ -1256,7 +1260,7 @@ void pg_pipe_get_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offs
 void pg_pipe_get(int counted, int pe, int seg, size_t offset, void *dest,
                  const struct pg_strided *shape)
 {
-    if (direct_worthwhile(counted, pe, seg, shape)) {
+    if (direct_worthwhile(counted, pe, seg, offset, shape)) {
         direct(0, pe, seg, offset, dest, shape->count[0]);
         return;
     }

@@ -82,7 +82,7 @@
     X(coll_switches, BOOL, "PANGEA_COLL_SWITCHES", "1", COLLECTIVES,                        \
       "Teams spanning leaf switches use one leader per switch (0: node leaders only)")      \
     X(armci_group_heap, SIZE, "PANGEA_ARMCI_GROUP_HEAP", "32M", ARMCI,                      \
-      "Heap set aside for ARMCI_Malloc_group over process subsets (at most 1/4)")
+      "Least growth of a process's area for ARMCI_Malloc_group over process subsets")
 
 /* X(name, heading) in the order the listings show them. */
 #define PG_CATEGORIES(X)                       \

@@ -17,6 +17,17 @@ int main(int argc, char **argv)
     const char *bad = getenv("TEST_BAD");
     if (!bad)
         bad = "";
+    /* group_area: the last process allocates over a group of itself; process 0 addresses its
+     * own area past the extent it grew to (on its node or at its data server). */
+    char *group_object = NULL;
+    if (!strcmp(bad, "group_area")) {
+        int last = nproc - 1;
+        ARMCI_Group alone;
+        ARMCI_Group_create(1, &last, &alone);
+        if (me == last)
+            ARMCI_Malloc_group((void **)&group_object, 4096, &alone);
+        MPI_Bcast(&group_object, sizeof group_object, MPI_BYTE, last, MPI_COMM_WORLD);
+    }
     if (me == 0) {
         char local[1024];
         int stride[9] = {8, 8, 8, 8, 8, 8, 8, 8, 8}, count[10] = {8, 1, 1, 1, 1, 1, 1, 1, 1, 1};
@@ -53,6 +64,8 @@ int main(int argc, char **argv)
             ARMCI_Error("the program gives up", 42);
         else if (!strcmp(bad, "abort"))
             armci_msg_abort(7);
+        else if (!strcmp(bad, "group_area")) /* 1 GiB on: past the area's extent */
+            ARMCI_Put(local, group_object + ((size_t)1 << 30), 8, nproc - 1);
         else if (!strcmp(bad, "lock"))
             ARMCI_Lock(0, 0); /* no mutexes were created */
         printf("no error for '%s'\n", bad);

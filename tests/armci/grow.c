@@ -5,8 +5,13 @@
  * initial heap every process puts a region into every process's block (contiguous, and strided
  * with ARMCI_PutS), gets it back, accumulates doubles (ARMCI_Acc, exact sums) and fetch-adds
  * (ARMCI_Rmw, exact totals); every byte of every region and the guard bytes around are checked.
- * TEST_BEYOND=1: ARMCI_Malloc beyond PANGEA_SYMMETRIC_MAX stops the job with the message
- * naming the maximum (the list expects the failure).
+ * TEST_GROUP=1: the same over the group of even processes (ARMCI_Malloc_group), which grows
+ * their own areas alone: a first group object, then one of 4 x the heap, into whose last
+ * quarter every process, members or not, on-node and off-node, puts, gets, accumulates and
+ * fetch-adds; meanwhile the odd processes put into and get from the members' old objects.
+ * TEST_BEYOND=1: ARMCI_Malloc (or, with TEST_GROUP, ARMCI_Malloc_group) beyond
+ * PANGEA_SYMMETRIC_MAX stops the job with the message naming the maximum (the list expects the
+ * failure).
  * TEST_BIG_GIB=N: Global Arrays' big.x pattern: N GiB per process, touched sparsely (a byte
  * every MiB, written by the right neighbour and read back), so little memory becomes resident. */
 #include "armci_check.h"
@@ -47,15 +52,19 @@ static size_t region_at(int from)
     return 64 + (size_t)from * (REGION + 64);
 }
 
-/* Puts, strided puts and gets into the grown part of every process. */
+/* Puts, strided puts and gets into the grown part of every process that has one (grown[p]
+ * not NULL), from every process. */
 static void transfers(void **grown)
 {
     size_t block = region_at(nproc);
-    test_fill_guard(grown[me], block);
+    if (grown[me])
+        test_fill_guard(grown[me], block);
     ARMCI_Barrier();
     unsigned char *src = malloc(REGION), *back = malloc(REGION);
     for (int t = 0; t < nproc; t++) {
         int to = (me + t) % nproc;
+        if (!grown[to])
+            continue;
         for (size_t k = 0; k < REGION; k++)
             src[k] = pattern(me, to, k);
         char *at = (char *)grown[to] + region_at(me);
@@ -78,7 +87,7 @@ static void transfers(void **grown)
     ARMCI_AllFence();
     ARMCI_Barrier();
     unsigned char *mine = grown[me];
-    for (int from = 0; from < nproc; from++) {
+    for (int from = 0; mine && from < nproc; from++) {
         size_t at = region_at(from), head = REGION - (size_t)ROWS * ROW_STRIDE;
         for (size_t k = 0; k < REGION; k++) {
             int in_gap = k >= head && (k - head) % ROW_STRIDE >= ROW;
@@ -91,28 +100,29 @@ static void transfers(void **grown)
         for (size_t k = at - 64; k < at; k++)
             CHECK(mine[k] == TEST_GUARD_BYTE(k), "guard byte %zu before region of %d", k, from);
     }
-    for (size_t k = region_at(nproc) - 64; k < block; k++)
+    for (size_t k = region_at(nproc) - 64; mine && k < block; k++)
         CHECK(mine[k] == TEST_GUARD_BYTE(k), "guard byte %zu at the end", k);
     free(src);
     free(back);
     ARMCI_Barrier();
 }
 
-/* Accumulates and fetch-adds into the grown part of every process. */
+/* Accumulates and fetch-adds into the grown part of every process that has one, from every
+ * process. */
 static void atomics(void **grown)
 {
     size_t at = region_at(nproc) + 64;
-    double *sums = (double *)((char *)grown[me] + at);
-    long *counter = (long *)(sums + DOUBLES);
-    for (int i = 0; i < DOUBLES; i++)
-        sums[i] = 0;
-    *counter = 0;
+    double zeros[DOUBLES + 1] = {0};
+    if (grown[me])
+        memcpy((char *)grown[me] + at, zeros, sizeof zeros);
     ARMCI_Barrier();
     double add[DOUBLES], scale = 2.0;
     for (int i = 0; i < DOUBLES; i++)
         add[i] = me + i * 0.5;
     for (int t = 0; t < nproc; t++) {
         int to = (me + t) % nproc;
+        if (!grown[to])
+            continue;
         char *remote = (char *)grown[to] + at;
         ARMCI_Acc(ARMCI_ACC_DBL, &scale, add, remote, (int)sizeof add, to);
         for (int k = 0; k < 10; k++) {
@@ -122,12 +132,16 @@ static void atomics(void **grown)
     }
     ARMCI_AllFence();
     ARMCI_Barrier();
-    double ranks = (double)nproc * (nproc - 1) / 2;
-    for (int i = 0; i < DOUBLES; i++) {
-        double want = 2.0 * (ranks + nproc * i * 0.5);
-        CHECK(sums[i] == want, "accumulated double %d: %g, want %g", i, sums[i], want);
+    if (grown[me]) {
+        double *sums = (double *)((char *)grown[me] + at);
+        long *counter = (long *)(sums + DOUBLES);
+        double ranks = (double)nproc * (nproc - 1) / 2;
+        for (int i = 0; i < DOUBLES; i++) {
+            double want = 2.0 * (ranks + nproc * i * 0.5);
+            CHECK(sums[i] == want, "accumulated double %d: %g, want %g", i, sums[i], want);
+        }
+        CHECK(*counter == 10L * nproc, "fetch-adds: %ld, want %ld", *counter, 10L * nproc);
     }
-    CHECK(*counter == 10L * nproc, "fetch-adds: %ld, want %ld", *counter, 10L * nproc);
     ARMCI_Barrier();
 }
 
@@ -155,6 +169,85 @@ static void big(size_t gib)
     free(ptrs);
 }
 
+/* The odd processes' traffic to old objects while the members grow: each puts its slot of
+ * every process's first object and gets it back, rounds times. */
+#define SLOT 64
+#define ROUNDS 20
+static void traffic(void **first)
+{
+    unsigned char out[SLOT], back[SLOT];
+    for (int r = 0; r < ROUNDS; r++)
+        for (int p = 0; p < nproc; p++) {
+            char *slot = (char *)first[p] + SLOT * (me + 1);
+            for (int k = 0; k < SLOT; k++)
+                out[k] = pattern(me, p, (size_t)(r * SLOT + k));
+            ARMCI_Put(out, slot, SLOT, p);
+            ARMCI_Get(slot, back, SLOT, p);
+            if (memcmp(out, back, SLOT) != 0)
+                CHECK(0, "round %d: the slot on %d did not come back", r, p);
+        }
+}
+
+/* TEST_GROUP: the even processes allocate over their group, growing their areas. */
+static void group_growth(size_t initial, void **first)
+{
+    int nmembers = (nproc + 1) / 2, *members = malloc((size_t)nmembers * sizeof *members);
+    for (int g = 0; g < nmembers; g++)
+        members[g] = 2 * g;
+    ARMCI_Group evens;
+    ARMCI_Group_create(nmembers, members, &evens);
+    void **small = malloc((size_t)nmembers * sizeof *small);
+    void **big = malloc((size_t)nmembers * sizeof *big);
+    void **grown = calloc((size_t)nproc, sizeof *grown);
+    int member = me % 2 == 0;
+    if (getenv("TEST_BEYOND")) {
+        if (member)
+            ARMCI_Malloc_group(big, (armci_size_t)(2 * env_size("PANGEA_SYMMETRIC_MAX", 0)),
+                               &evens);
+        CHECK(!member, "ARMCI_Malloc_group of twice PANGEA_SYMMETRIC_MAX returned");
+        ARMCI_Barrier(); /* the members' failure ends the job here */
+    } else if (member) {
+        /* The first object grows the area once, the big one again. */
+        CHECK(ARMCI_Malloc_group(small, 4096, &evens) == 0, "ARMCI_Malloc_group(4096)");
+        memset(small[me / 2], 0x40 + me, 4096);
+        CHECK(ARMCI_Malloc_group(big, (armci_size_t)(4 * initial), &evens) == 0,
+              "ARMCI_Malloc_group(4 x heap)");
+        for (int g = 0; g < nmembers; g++)
+            grown[2 * g] = (char *)big[g] + 3 * initial;
+    } else {
+        traffic(first);
+    }
+    /* The non-members learn the addresses from PE 0, a member. */
+    MPI_Bcast(grown, (int)((size_t)nproc * sizeof *grown), MPI_BYTE, 0, MPI_COMM_WORLD);
+    transfers(grown);
+    atomics(grown);
+    if (member) {
+        for (int g = 0; g < nmembers; g++) {
+            unsigned char bytes[2];
+            ARMCI_Get(small[g], &bytes[0], 1, 2 * g);
+            ARMCI_Get((char *)small[g] + 4095, &bytes[1], 1, 2 * g);
+            CHECK(bytes[0] == 0x40 + 2 * g && bytes[1] == 0x40 + 2 * g,
+                  "first group object of %d: %d %d", 2 * g, bytes[0], bytes[1]);
+        }
+        ARMCI_Free_group(big[me / 2], &evens);
+        ARMCI_Free_group(small[me / 2], &evens);
+    }
+    ARMCI_Barrier();
+    /* Every odd process's slot in my first object holds its last round. */
+    for (int from = 1; from < nproc; from += 2)
+        for (int k = 0; k < SLOT; k++)
+            if (((unsigned char *)first[me])[SLOT * (from + 1) + k] !=
+                pattern(from, me, (size_t)((ROUNDS - 1) * SLOT + k))) {
+                CHECK(0, "slot of %d in my first object, byte %d", from, k);
+                break;
+            }
+    ARMCI_Group_free(&evens);
+    free(grown);
+    free(big);
+    free(small);
+    free(members);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -164,7 +257,7 @@ int main(int argc, char **argv)
     size_t initial = env_size("SHMEM_SYMMETRIC_SIZE", 256 * MIB);
     void **ptrs = malloc((size_t)nproc * sizeof *ptrs);
 
-    if (getenv("TEST_BEYOND")) {
+    if (getenv("TEST_BEYOND") && !getenv("TEST_GROUP")) {
         size_t most = env_size("PANGEA_SYMMETRIC_MAX", 0);
         ARMCI_Malloc(ptrs, (armci_size_t)(2 * most));
         CHECK(0, "ARMCI_Malloc of twice PANGEA_SYMMETRIC_MAX returned");
@@ -175,21 +268,27 @@ int main(int argc, char **argv)
         void **first = malloc((size_t)nproc * sizeof *first);
         ARMCI_Malloc(first, 4096);
         memset(first[me], me + 1, 4096);
-        CHECK(ARMCI_Malloc(ptrs, (armci_size_t)(4 * initial)) == 0, "ARMCI_Malloc(4 x heap)");
-        void **grown = malloc((size_t)nproc * sizeof *grown);
-        for (int p = 0; p < nproc; p++)
-            grown[p] = (char *)ptrs[p] + 3 * initial;
-        transfers(grown);
-        atomics(grown);
+        ARMCI_Barrier();
+        if (getenv("TEST_GROUP")) {
+            group_growth(initial, first);
+        } else {
+            CHECK(ARMCI_Malloc(ptrs, (armci_size_t)(4 * initial)) == 0, "ARMCI_Malloc(4 x heap)");
+            void **grown = malloc((size_t)nproc * sizeof *grown);
+            for (int p = 0; p < nproc; p++)
+                grown[p] = (char *)ptrs[p] + 3 * initial;
+            transfers(grown);
+            atomics(grown);
+            ARMCI_Barrier();
+            ARMCI_Free(ptrs[me]);
+            free(grown);
+        }
         for (int p = 0; p < nproc; p++) {
             unsigned char byte;
             ARMCI_Get((char *)first[p] + 4095, &byte, 1, p);
             CHECK(byte == (unsigned char)(p + 1), "first object of %d: %d", p, byte);
         }
         ARMCI_Barrier();
-        ARMCI_Free(ptrs[me]);
         ARMCI_Free(first[me]);
-        free(grown);
         free(first);
     }
     free(ptrs);
