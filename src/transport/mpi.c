@@ -477,8 +477,9 @@ static void mpi_rma(struct pg_net_ep *e, int write, fi_addr_t peer, void *buf, s
              e->role, write ? "write" : "read", len);
 }
 
-/* Completed sends first, then the receives that landed, in the order they were matched. */
-static int mpi_poll(struct pg_net_ep *e, struct pg_net_event *events, int max)
+/* Completed sends first, then the receives that landed, in the order they were matched.
+ * *pending: requests still in flight afterwards. */
+static int poll_pending(struct pg_net_ep *e, struct pg_net_event *events, int max, int *pending)
 {
     pthread_mutex_lock(&e->lock);
     drive(e);
@@ -501,24 +502,34 @@ static int mpi_poll(struct pg_net_ep *e, struct pg_net_event *events, int max)
     }
     if (n)
         __atomic_store_n(&e->last_event_ns, pg_now_ns(), __ATOMIC_RELAXED);
+    *pending = e->active;
     pthread_mutex_unlock(&e->lock);
     return n;
+}
+
+static int mpi_poll(struct pg_net_ep *e, struct pg_net_event *events, int max)
+{
+    int pending;
+    return poll_pending(e, events, max, &pending);
 }
 
 /* MPI has no wait object to block on (its blocking calls poll): poll and yield for
  * WAIT_YIELD_NS after the endpoint's last event, then poll between sleeps of a quarter of the
  * quiet spell so far (at most WAIT_MOST_SLEEP_NS). The spell spans calls: a caller that waits
- * in short slices (the data server, 10 ms while PEs wait for grants) sleeps as long. */
+ * in short slices (the data server, 10 ms while PEs wait for grants) sleeps as long. Never
+ * asleep while a request is in flight: a message above the library's eager limit goes by
+ * rendezvous, which moves only while both ends call into MPI. */
 static int mpi_wait(struct pg_net_ep *e, struct pg_net_event *events, int max, int timeout_ms)
 {
     uint64_t deadline = pg_now_ns() + (uint64_t)timeout_ms * 1000000;
     for (;;) {
-        int n = mpi_poll(e, events, max);
+        int pending;
+        int n = poll_pending(e, events, max, &pending);
         uint64_t now = pg_now_ns();
         if (n || now >= deadline)
             return n;
         uint64_t quiet = now - __atomic_load_n(&e->last_event_ns, __ATOMIC_RELAXED);
-        if (quiet < WAIT_YIELD_NS) {
+        if (quiet < WAIT_YIELD_NS || pending) {
             sched_yield();
             continue;
         }
