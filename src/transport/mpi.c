@@ -77,6 +77,9 @@ struct pg_net_mr {
     const void *base;
 };
 
+/* The most any endpoint of the process held in flight (pg_net_credit_peak). */
+static struct pg_net_credit_peak peak;
+
 static MPI_Comm comm = MPI_COMM_NULL;
 static int comm_size;
 static uint32_t next_tag; /* tags of this process's endpoints */
@@ -342,6 +345,15 @@ static int credit_for(const struct pg_net_ep *e, int peer, size_t bytes)
            (e->in_flight == 0 || e->bytes_in_flight + bytes <= byte_credits);
 }
 
+/* The process's two endpoints (a PE's and its node's data server's) raise it concurrently. */
+static void raise_peak(long long *most, long long now)
+{
+    long long seen = __atomic_load_n(most, __ATOMIC_RELAXED);
+    while (now > seen &&
+           !__atomic_compare_exchange_n(most, &seen, now, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
 static void mpi_sendv(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov, void **desc,
                       size_t count, void *context)
 {
@@ -398,6 +410,10 @@ static void mpi_sendv(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov
     e->to_peer[peer]++;
     e->in_flight++;
     e->bytes_in_flight += total;
+    raise_peak(&peak.to_peer, e->to_peer[peer]);
+    raise_peak(&peak.messages, e->in_flight);
+    if (e->in_flight > 1)
+        raise_peak(&peak.bytes, (long long)e->bytes_in_flight);
     add_request(e, request, op);
     pthread_mutex_unlock(&e->lock);
 }
@@ -461,8 +477,9 @@ static void mpi_rma(struct pg_net_ep *e, int write, fi_addr_t peer, void *buf, s
              e->role, write ? "write" : "read", len);
 }
 
-/* Completed sends first, then the receives that landed, in the order they were matched. */
-static int mpi_poll(struct pg_net_ep *e, struct pg_net_event *events, int max)
+/* Completed sends first, then the receives that landed, in the order they were matched.
+ * *pending: requests still in flight afterwards. */
+static int poll_pending(struct pg_net_ep *e, struct pg_net_event *events, int max, int *pending)
 {
     pthread_mutex_lock(&e->lock);
     drive(e);
@@ -485,24 +502,34 @@ static int mpi_poll(struct pg_net_ep *e, struct pg_net_event *events, int max)
     }
     if (n)
         __atomic_store_n(&e->last_event_ns, pg_now_ns(), __ATOMIC_RELAXED);
+    *pending = e->active;
     pthread_mutex_unlock(&e->lock);
     return n;
+}
+
+static int mpi_poll(struct pg_net_ep *e, struct pg_net_event *events, int max)
+{
+    int pending;
+    return poll_pending(e, events, max, &pending);
 }
 
 /* MPI has no wait object to block on (its blocking calls poll): poll and yield for
  * WAIT_YIELD_NS after the endpoint's last event, then poll between sleeps of a quarter of the
  * quiet spell so far (at most WAIT_MOST_SLEEP_NS). The spell spans calls: a caller that waits
- * in short slices (the data server, 10 ms while PEs wait for grants) sleeps as long. */
+ * in short slices (the data server, 10 ms while PEs wait for grants) sleeps as long. Never
+ * asleep while a request is in flight: a message above the library's eager limit goes by
+ * rendezvous, which moves only while both ends call into MPI. */
 static int mpi_wait(struct pg_net_ep *e, struct pg_net_event *events, int max, int timeout_ms)
 {
     uint64_t deadline = pg_now_ns() + (uint64_t)timeout_ms * 1000000;
     for (;;) {
-        int n = mpi_poll(e, events, max);
+        int pending;
+        int n = poll_pending(e, events, max, &pending);
         uint64_t now = pg_now_ns();
         if (n || now >= deadline)
             return n;
         uint64_t quiet = now - __atomic_load_n(&e->last_event_ns, __ATOMIC_RELAXED);
-        if (quiet < WAIT_YIELD_NS) {
+        if (quiet < WAIT_YIELD_NS || pending) {
             sched_yield();
             continue;
         }
@@ -545,6 +572,13 @@ static void mpi_ep_close(struct pg_net_ep *e)
     free(e);
 }
 
+static struct pg_net_credit_peak mpi_credit_peak(void)
+{
+    return (struct pg_net_credit_peak){__atomic_load_n(&peak.to_peer, __ATOMIC_RELAXED),
+                                       __atomic_load_n(&peak.messages, __ATOMIC_RELAXED),
+                                       __atomic_load_n(&peak.bytes, __ATOMIC_RELAXED)};
+}
+
 const struct pg_net_ops pg_net_mpi_ops = {
     .init = mpi_init,
     .fini = mpi_fini,
@@ -568,4 +602,5 @@ const struct pg_net_ops pg_net_mpi_ops = {
     .rma = mpi_rma,
     .poll = mpi_poll,
     .wait = mpi_wait,
+    .credit_peak = mpi_credit_peak,
 };

@@ -436,6 +436,12 @@ static int ofi_wait(struct pg_net_ep *e, struct pg_net_event *events, int max, i
     return convert(e, fi_cq_sread(e->cq, entries, (size_t)max, NULL, timeout_ms), entries, events);
 }
 
+/* libfabric's providers keep their own flow control: no credits of Pangea's to count. */
+static struct pg_net_credit_peak ofi_credit_peak(void)
+{
+    return (struct pg_net_credit_peak){0};
+}
+
 const struct pg_net_ops pg_net_ofi_ops = {
     .init = ofi_init,
     .fini = ofi_fini,
@@ -459,4 +465,5 @@ const struct pg_net_ops pg_net_ofi_ops = {
     .rma = ofi_rma,
     .poll = ofi_poll,
     .wait = ofi_wait,
+    .credit_peak = ofi_credit_peak,
 };

@@ -119,3 +119,8 @@ int pg_net_wait(struct pg_net_ep *ep, struct pg_net_event *events, int max, int 
 {
     return ops->wait(ep, events, max, timeout_ms);
 }
+
+struct pg_net_credit_peak pg_net_credit_peak(void)
+{
+    return ops->credit_peak();
+}

@@ -84,6 +84,15 @@ void pg_net_mr_close(struct pg_net_mr *mr);
 void pg_net_rma(struct pg_net_ep *ep, int write, fi_addr_t peer, void *buf, size_t len, void *desc,
                 uint64_t addr, uint64_t key, void *context);
 
+/* The most this process's senders ever held in flight over the mpi transport, each sender
+ * (endpoint) counted alone, as PANGEA_MPI_CREDITS caps them (docs/transport.md): messages to
+ * one peer, messages to all peers, and bytes while two or more messages were in flight (one
+ * message alone may exceed the byte cap). All 0 over ofi, which keeps no such credits. */
+struct pg_net_credit_peak {
+    long long to_peer, messages, bytes;
+};
+struct pg_net_credit_peak pg_net_credit_peak(void);
+
 struct pg_net_event {
     void *context;
     void *buf;  /* received data (receives) */

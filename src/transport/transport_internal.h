@@ -33,6 +33,7 @@ struct pg_net_ops {
                 uint64_t addr, uint64_t key, void *context);
     int (*poll)(struct pg_net_ep *ep, struct pg_net_event *events, int max);
     int (*wait)(struct pg_net_ep *ep, struct pg_net_event *events, int max, int timeout_ms);
+    struct pg_net_credit_peak (*credit_peak)(void);
 };
 
 extern const struct pg_net_ops pg_net_ofi_ops; /* libfabric (ofi.c) */
