@@ -25,8 +25,8 @@
 #ifndef HEAD_ADDR /* the head namespace's address, in network order as a host integer */
 #define HEAD_ADDR 0
 #endif
-#define PANGEA_VERSION 8 /* PG_DS_PROTOCOL_VERSION */
-#define PANGEA_LAST_TYPE 13
+#define PANGEA_VERSION 9    /* PG_DS_PROTOCOL_VERSION */
+#define PANGEA_LAST_TYPE 14 /* PG_DS_CLOSE, the last of enum pg_ds_type */
 #define CORRUPT_SCAN 512
 #define MESSAGE_SPAN 104 /* sizeof(struct pg_ds_header): its fields and what follows */
 
