@@ -386,8 +386,9 @@ struct pg_ds_server_stats pg_ds_server_stats(void);
 struct pg_ds_server_counts pg_ds_server_worst(size_t npes, size_t local_size);
 
 /* Closing: before the barrier after which the endpoints close (finalize, a checkpoint's
- * suspend), each PE sends a CLOSE to every server it has sent to and waits for their
- * acknowledgements and for its last sends to leave the provider. A CLOSE is served after
+ * suspend), each PE with retransmission on sends a CLOSE to every server it has sent to and
+ * waits for their acknowledgements and for its last sends to leave the provider (without
+ * retransmission, for its requests to be done: each went once). A CLOSE is served after
  * every earlier request of its source, and the acknowledgement follows every earlier reply on
  * the way back: so once it has come, nothing is on its way between that PE and that server,
  * and the PE sends nothing again. The server answers nothing more from a closed source but a

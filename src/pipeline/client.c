@@ -1668,11 +1668,14 @@ static int all_closed(const void *arg)
     return c.in_flight == 0 && c.oldest == c.next;
 }
 
+/* Without retransmission a message goes once, and a request is done when its reply has come:
+ * once my HELLOs and RELEASEs are done too, nothing is on its way between me and a server, and
+ * the round trip of a CLOSE is spared. */
 void pipe_client_closing(void)
 {
     client_lock();
     flush_batches();
-    for (int node = 0; node < pg_world.nnodes; node++)
+    for (int node = 0; c.reliable && node < pg_world.nnodes; node++)
         if (c.links[node].state != LINK_NEW)
             send_close(node);
     wait_until(all_closed, NULL);
