@@ -120,16 +120,24 @@ int shmemx_team_split_level(shmem_team_t parent, int level, const shmem_team_con
 int pshmemx_team_split_level(shmem_team_t parent, int level, const shmem_team_config_t *config,
                              long config_mask, shmem_team_t *new_team);
 
-/* ---- Performance counters (SOS's shmemx_pcntr_*), per context ---------------------------- */
+/* ---- Performance counters (SOS's shmemx_pcntr_*) ---------------------------------------- */
 
-/* Puts are put, p, iput, ibput, put_nbi and put_signal (every type and size); gets are get, g,
- * iget, ibget and get_nbi. An operation to a PE of the same node completes when the call
- * returns, and so does a blocking get; the other off-node operations are pending until the
- * context's quiet (shmem_ctx_quiet, or shmem_quiet/shmem_barrier_all for the default context).
- * completed + pending counts every operation issued on the context, when PANGEA_PCNTR=1 turns
- * the counting on (it costs every put and get an increment; off, the counters read 0). target: the
- * operations that completed at the calling PE as their target; Pangea does not count those (the
- * target takes no part in an on-node operation), so it is 0. */
+/* Counting is on with PANGEA_PCNTR=1 (off, every counter reads 0); it costs each operation of
+ * an OpenSHMEM context an increment or two. Per context: puts are put, p, iput, ibput, put_nbi
+ * and put_signal (every type and size); gets are get, g, iget, ibget and get_nbi. An operation
+ * to a PE of the same node completes when the call returns, and so does a blocking get; the
+ * other off-node operations are pending until the context's quiet (shmem_ctx_quiet, or
+ * shmem_quiet/shmem_barrier_all for the default context). completed + pending counts every
+ * operation issued on the context.
+ * target (shmemx_pcntr_get_completed_target): the operations that other PEs completed on the
+ * calling PE's memory, from every context of theirs that counts (the target cannot tell their
+ * contexts apart: one count per PE, whatever ctx is passed). One each: a put (of any of the
+ * forms above, whatever its size, however the network splits it), a get, an AMO (fetching or
+ * not, blocking or nbi), a signal (shmem_signal_add/set); put_signal is a put and a signal, 2.
+ * The calling PE's own operations on its memory, the library's own traffic (collectives,
+ * locks) and ARMCI's operations do not count. An off-node operation counts once the target's
+ * node has applied it: by the initiator's quiet for a put or non-fetching AMO, by its return
+ * for a get or fetching AMO. */
 typedef struct {
     uint64_t pending_put;
     uint64_t pending_get;
@@ -145,10 +153,22 @@ PANGEA_X_PCNTR(pending_put)
 PANGEA_X_PCNTR(pending_get)
 PANGEA_X_PCNTR(completed_put)
 PANGEA_X_PCNTR(completed_get)
-PANGEA_X_PCNTR(completed_target)
 #undef PANGEA_X_PCNTR
 void shmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t *pcntr);
 void pshmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t *pcntr);
+/* SOS's releases take no context (the count is per PE); its first form took one, still
+ * accepted (and ignored) here: shmemx_pcntr_get_completed_target(&v) or (ctx, &v). */
+void shmemx_pcntr_get_completed_target(uint64_t *cntr_value);
+void pshmemx_pcntr_get_completed_target(uint64_t *cntr_value);
+static inline void pangea_pcntr_target_of_ctx(shmem_ctx_t ctx, uint64_t *cntr_value)
+{
+    (void)ctx;
+    shmemx_pcntr_get_completed_target(cntr_value);
+}
+#define PANGEA_G_ARITY12(a1, a2, NAME, ...) NAME
+#define shmemx_pcntr_get_completed_target(...)                                                     \
+    PANGEA_G_ARITY12(__VA_ARGS__, pangea_pcntr_target_of_ctx, shmemx_pcntr_get_completed_target, ) \
+    (__VA_ARGS__)
 
 /* ---- Checkpoint/restart of the PGAS state (docs/checkpoint.md) --------------------------- */
 

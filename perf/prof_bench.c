@@ -76,7 +76,7 @@ int main(int argc, char **argv)
         shmem_finalize();
         return 2;
     }
-    int counting = pg_prof_on;
+    uintptr_t counting = pg_prof_counting;
     if (shmem_my_pe() == 0) {
         long latency_puts = puts / 20 > 0 ? puts / 20 : 1;
         double rate[2][BENCH_MAX_SAMPLE], lat[2][BENCH_MAX_SAMPLE];
@@ -85,13 +85,13 @@ int main(int argc, char **argv)
         for (int r = 0; r < rounds; r++)
             for (int side = 0; side < 2; side++) {
                 int on = (r % 2) ^ side; /* alternate which side goes first */
-                pg_prof_on = on ? counting : 0;
+                pg_prof_counting = on ? counting : 0;
                 rate[on][r] = 1e3 / time_puts(puts, 0);
                 lat[on][r] = time_puts(latency_puts, 1) / 1e3;
                 printf("%7d  %-4s  %17.2f  %22.3f\n", r, on ? "on" : "off", rate[on][r],
                        lat[on][r]);
             }
-        pg_prof_on = counting;
+        pg_prof_counting = counting;
         double rate_off = bench_median(rate[0], rounds), rate_on = bench_median(rate[1], rounds);
         double lat_off = bench_median(lat[0], rounds), lat_on = bench_median(lat[1], rounds);
         printf("median  off   %17.2f  %22.3f\nmedian  on    %17.2f  %22.3f\n", rate_off, lat_off,

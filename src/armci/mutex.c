@@ -39,7 +39,7 @@ int PARMCI_Rmw(int op, void *ploc, void *prem, int value, int proc)
                  op);
     }
     void *remote = pg_armci_remote(call, "prem", proc, prem, width);
-    uint64_t old = pg_amo(remote, proc, amo, width, operand, 0);
+    uint64_t old = pg_amo(NULL, remote, proc, amo, width, operand, 0);
     if (width == sizeof(int)) {
         uint32_t narrow = (uint32_t)old;
         memcpy(ploc, &narrow, sizeof narrow);
@@ -128,9 +128,9 @@ void ARMCIX_Lock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)
     int owner;
     struct ticket_lock *lock = lock_of("ARMCI_Lock", hdl, mutex, proc, &owner);
     PG_PROF_WAIT(LOCK);
-    uint64_t ticket = pg_amo(&lock->next, owner, PG_AMO_ADD, 8, 1, 0);
+    uint64_t ticket = pg_amo(NULL, &lock->next, owner, PG_AMO_ADD, 8, 1, 0);
     PG_WATCHED_WAITER(w, pg_mem_doorbell(owner, &lock->serving), "ARMCI_Lock");
-    while (pg_amo(&lock->serving, owner, PG_AMO_FETCH, 8, 0, 0) != ticket)
+    while (pg_amo(NULL, &lock->serving, owner, PG_AMO_FETCH, 8, 0, 0) != ticket)
         pg_wait_step(&w);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     pg_lock_held_note("ARMCI_Lock", 1);
@@ -141,8 +141,8 @@ int ARMCIX_Trylock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)
 {
     int owner;
     struct ticket_lock *lock = lock_of("ARMCIX_Trylock_hdl", hdl, mutex, proc, &owner);
-    uint64_t serving = pg_amo(&lock->serving, owner, PG_AMO_FETCH, 8, 0, 0);
-    uint64_t drawn = pg_amo(&lock->next, owner, PG_AMO_CSWAP, 8, serving + 1, serving);
+    uint64_t serving = pg_amo(NULL, &lock->serving, owner, PG_AMO_FETCH, 8, 0, 0);
+    uint64_t drawn = pg_amo(NULL, &lock->next, owner, PG_AMO_CSWAP, 8, serving + 1, serving);
     if (drawn != serving)
         return 1;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);

@@ -17,7 +17,13 @@ static int remote_segment(const void *dest, int pe, size_t width, size_t *offset
     return seg;
 }
 
-uint64_t pg_amo(void *dest, int pe, enum pg_amo_op op, size_t width, uint64_t value, uint64_t cond)
+static int counting(const struct pangea_ctx *ctx)
+{
+    return ctx && ctx->counting != PG_COUNT_OFF;
+}
+
+uint64_t pg_amo(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, size_t width,
+                uint64_t value, uint64_t cond)
 {
     pg_prof_op(PG_PROF_AMO, pe, width);
     void *p = pg_mem_peer_ptr(dest, pe);
@@ -25,11 +31,13 @@ uint64_t pg_amo(void *dest, int pe, enum pg_amo_op op, size_t width, uint64_t va
         uint64_t old = pg_amo_apply(p, op, width, value, cond);
         if (op != PG_AMO_FETCH)
             pg_mem_ring(pe, dest);
+        if (counting(ctx))
+            pg_ctx_target_done(pe, 1);
         return old;
     }
     size_t offset;
     int seg = remote_segment(dest, pe, width, &offset);
-    return pg_pipe_amo(pe, seg, offset, op, width, value, cond);
+    return pg_pipe_amo(counting(ctx), pe, seg, offset, op, width, value, cond);
 }
 
 void pg_amo_nbi(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, size_t width,
@@ -43,6 +51,8 @@ void pg_amo_nbi(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, s
             pg_mem_ring(pe, dest);
         if (fetch)
             memcpy(fetch, &old, width); /* little-endian: the low bytes are the value */
+        if (counting(ctx))
+            pg_ctx_target_done(pe, 1);
         return;
     }
     size_t offset;
@@ -91,7 +101,7 @@ void pg_lock_set(long *lock)
     PG_PROF_WAIT(LOCK);
     uint32_t me = (uint32_t)pg_world.me + 1;
     uint32_t *node = node_of(lock);
-    uint32_t pred = (uint32_t)pg_amo(tail_of(lock), LOCK_HOME, PG_AMO_SWAP, 4, me, 0);
+    uint32_t pred = (uint32_t)pg_amo(NULL, tail_of(lock), LOCK_HOME, PG_AMO_SWAP, 4, me, 0);
     pg_lock_held_note("shmem_set_lock", 1);
     if (pred == 0)
         return;
@@ -103,7 +113,7 @@ void pg_lock_set(long *lock)
 int pg_lock_test(long *lock)
 {
     uint32_t me = (uint32_t)pg_world.me + 1;
-    if (pg_amo(tail_of(lock), LOCK_HOME, PG_AMO_CSWAP, 4, me, 0) != 0)
+    if (pg_amo(NULL, tail_of(lock), LOCK_HOME, PG_AMO_CSWAP, 4, me, 0) != 0)
         return 1;
     pg_lock_held_note("shmem_test_lock", 1);
     return 0;
@@ -116,7 +126,7 @@ void pg_lock_clear(long *lock)
     uint32_t me = (uint32_t)pg_world.me + 1;
     uint32_t *node = node_of(lock);
     if (!has_successor(node)) {
-        if (pg_amo(tail_of(lock), LOCK_HOME, PG_AMO_CSWAP, 4, 0, me) == me)
+        if (pg_amo(NULL, tail_of(lock), LOCK_HOME, PG_AMO_CSWAP, 4, 0, me) == me)
             return;
         wait_local(node, has_successor); /* a successor has swapped itself in: wait for it */
     }

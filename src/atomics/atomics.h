@@ -12,8 +12,11 @@
 struct pangea_ctx;
 
 /* Applies op to the width-byte (4 or 8) object at symmetric address dest on pe and returns
- * the previous value, zero-extended. cond is the compare-and-swap comparand. */
-uint64_t pg_amo(void *dest, int pe, enum pg_amo_op op, size_t width, uint64_t value, uint64_t cond);
+ * the previous value, zero-extended. cond is the compare-and-swap comparand. ctx: the
+ * program's context, whose counting says whether the AMO counts at its target (shmemx_pcntr);
+ * NULL for the engine's own AMOs (locks, mutexes), which never count. */
+uint64_t pg_amo(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, size_t width,
+                uint64_t value, uint64_t cond);
 /* The same without waiting: returns once issued, and the previous value (width bytes) lands in
  * fetch, unless fetch is NULL (an update only). Off-node it is complete, fetch filled, when
  * ctx's quiet returns (NULL ctx: a quiet of all); it is applied after my earlier operations

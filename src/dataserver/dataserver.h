@@ -66,6 +66,15 @@ void pg_acc_locks_init(void);
 void pg_acc_lock(int pe);
 void pg_acc_unlock(int pe);
 
+/* shmemx_pcntr's completed_target: every PE has a count, in its internal symmetric area, of the
+ * operations of counting contexts (PANGEA_PCNTR=1) that other PEs completed on its memory. An
+ * on-node initiator adds to its target's count itself; the node's server adds for the requests
+ * marked PG_DS_COUNTED that it applies. Set up by pg_target_counts_init (collective, before any
+ * counted operation). pg_target_count_add: pe must be on my node. */
+void pg_target_counts_init(void);
+void pg_target_count_add(int pe, uint64_t operations);
+uint64_t pg_target_count_mine(void);
+
 /* A strided shape: count[0] contiguous bytes, repeated count[1..levels] times with the byte
  * strides src_stride[0..levels-1] and dst_stride[0..levels-1] (ARMCI's convention). A
  * contiguous transfer is the shape of 0 levels. */
@@ -140,7 +149,7 @@ struct pg_ds_header {
     uint8_t width;   /* AMO operand bytes: 4 or 8 */
     uint8_t fetch;   /* AMO: reply with the old value */
     uint8_t layout;  /* enum pg_ds_layout */
-    uint8_t flags;   /* PG_DS_ORDERED */
+    uint8_t flags;   /* PG_DS_ORDERED, PG_DS_MORE, PG_DS_COUNTED */
     uint16_t status; /* NACK: enum pg_ds_status */
     uint16_t order;  /* an ordered request's number in its source's stream to this node */
     uint32_t source; /* requesting PE */
@@ -222,6 +231,11 @@ int pg_ds_reliable(void);
 /* Set on a request its source had to wait to send for want of grant: the server enlarges the
  * grant if the pool has room. */
 #define PG_DS_MORE 2
+/* Set on a request that completes operations of a counting context at its target
+ * (pg_target_count_add): a put's or accumulate's last chunk, a get's last window, an AMO — one
+ * operation each —, and every message of a vector (one per piece) or of records (one per record).
+ */
+#define PG_DS_COUNTED 4
 
 enum pg_ds_status {
     PG_DS_OK,

@@ -456,6 +456,8 @@ static void put_records(const struct pg_ds_header *h, size_t len)
             if (applying) {
                 memcpy(base + r.offset, at + sizeof r, r.length);
                 pg_mem_ring((int)r.target, pg_segments[r.segment].base + r.offset);
+                if (h->flags & PG_DS_COUNTED)
+                    pg_target_count_add((int)r.target, 1);
             }
             at += pg_ds_record_bytes(r.length);
         }
@@ -691,7 +693,7 @@ static void served_from(const struct pg_ds_header *h)
         enlarge(h->source);
 }
 
-static void execute(const struct pg_ds_header *h, size_t len);
+static void carry_out(const struct pg_ds_header *h, size_t len, int again);
 
 /* A fetching AMO's old value, kept for retransmissions of its request. */
 static void keep_fetched(const struct pg_ds_header *h, uint64_t value)
@@ -718,7 +720,7 @@ static void answer_again(const struct pg_ds_header *h, size_t len)
         (src->closed && h->type != PG_DS_CLOSE))
         return;
     if (h->type == PG_DS_GET) {
-        execute(h, len);
+        carry_out(h, len, 1);
     } else if (h->type == PG_DS_AMO && h->fetch) {
         const struct fetched *f = src->fetched ? &src->fetched[h->order % PG_DS_WINDOW] : NULL;
         if (f && f->valid && f->order == h->order)
@@ -728,8 +730,17 @@ static void answer_again(const struct pg_ds_header *h, size_t len)
     }
 }
 
-/* Validates a request and carries it out. */
-static void execute(const struct pg_ds_header *h, size_t len)
+/* Counts the operations a request marked PG_DS_COUNTED completes at its target (records count
+ * one by one where they are applied), before its reply tells the source it is done. */
+static void count_at_target(const struct pg_ds_header *h, const struct pg_ds_shape *shape)
+{
+    if (h->flags & PG_DS_COUNTED)
+        pg_target_count_add((int)h->target, h->layout == PG_DS_VECTOR ? shape->pieces : 1);
+}
+
+/* Validates a request and carries it out; `again`: a get served before, streamed again for a
+ * retransmission (it counts once). */
+static void carry_out(const struct pg_ds_header *h, size_t len, int again)
 {
     struct pg_ds_shape shape;
     int status = pg_ds_validate(h, len, pg_world.npes, &shape);
@@ -782,6 +793,7 @@ static void execute(const struct pg_ds_header *h, size_t len)
         uint64_t old = pg_amo_apply(base + h->offset, h->op, h->width, h->operand, h->compare);
         if (h->op != PG_AMO_FETCH)
             pg_mem_ring((int)h->target, pg_segments[h->segment].base + h->offset);
+        count_at_target(h, &shape);
         if (h->fetch && pg_ds_reliable() && (h->flags & PG_DS_ORDERED))
             keep_fetched(h, old);
         if (h->fetch)
@@ -791,12 +803,20 @@ static void execute(const struct pg_ds_header *h, size_t len)
         return;
     }
     if (h->type == PG_DS_GET) {
+        if (!again) /* counted before the data leaves: the get is complete once it arrives */
+            count_at_target(h, &shape);
         stream(h, base, &shape);
     } else {
         apply(h, base, &shape);
         pg_mem_ring((int)h->target, pg_segments[h->segment].base + h->offset);
+        count_at_target(h, &shape);
         acknowledge(h);
     }
+}
+
+static void execute(const struct pg_ds_header *h, size_t len)
+{
+    carry_out(h, len, 0);
 }
 
 /* Whatever reaches the server's address without the job's key — a process outside the job,

@@ -53,35 +53,53 @@ static inline void add_one(const struct pangea_ctx *ctx, uint64_t *counter)
         __atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }
 
-/* One operation more in *issued, and in *pending when it completes only at the next quiet. */
+void pg_ctx_target_done(int pe, uint64_t operations)
+{
+    if (pe != pg_world.me)
+        pg_target_count_add(pe, operations);
+}
+
+/* One operation more in *issued, and in *pending when it completes only at the next quiet; one
+ * done on-node (on_node_pe >= 0) completes within the call, and counts at its target at once
+ * (counted as it starts, in the branch that is there anyway). */
 static inline void count(const struct pangea_ctx *ctx, uint64_t *issued, uint64_t *pending,
-                         int completes_later)
+                         int completes_later, int on_node_pe)
 {
     if (ctx->counting == PG_COUNT_OFF)
         return;
     add_one(ctx, issued);
     if (completes_later)
         add_one(ctx, pending);
+    if (on_node_pe >= 0)
+        pg_ctx_target_done(on_node_pe, 1);
 }
-#define COUNT_PUT(ctx, later) count(ctx, &(ctx)->counts.puts, &(ctx)->counts.pending_puts, later)
-#define COUNT_GET(ctx, later) count(ctx, &(ctx)->counts.gets, &(ctx)->counts.pending_gets, later)
+#define COUNT_PUT(ctx, later, pe) \
+    count(ctx, &(ctx)->counts.puts, &(ctx)->counts.pending_puts, later, pe)
+#define COUNT_GET(ctx, later, pe) \
+    count(ctx, &(ctx)->counts.gets, &(ctx)->counts.pending_gets, later, pe)
+/* The on-node operations that count at their target and are not puts or gets. */
+#define COUNT_TARGET(ctx, pe, operations)       \
+    do {                                        \
+        if ((ctx)->counting != PG_COUNT_OFF)    \
+            pg_ctx_target_done(pe, operations); \
+    } while (0)
 
 /* How a contiguous transfer goes: NBI, and PROFILED, an operation of its own in the profile
- * (not a piece of a vector), counted in put/get_contiguous, where the frame is set up anyway,
- * so that pg_put and the others stay bare jumps to them. */
+ * (not a piece of a vector). put/get_contiguous are inlined into each caller, so that `how` is
+ * a constant there and the profile's test is the one branch of pg_prof_op. */
 enum { NBI = 1, PROFILED = 2 };
 
 /* An off-node put leaves at once, or with NBI may wait in its node's batch of small puts. */
-static void put_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe,
-                           int how)
+static inline __attribute__((always_inline)) void
+put_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe, int how)
 {
     if (len == 0)
         return;
-    if (__builtin_expect(pg_prof_on, 0) && (how & PROFILED)) /* off: one branch */
+    if (how & PROFILED)
         pg_prof_op(PG_PROF_PUT, pe, len);
     int nbi = how & NBI;
     char *to = pg_mem_peer_ptr(dest, pe);
-    COUNT_PUT(ctx, !to);
+    COUNT_PUT(ctx, !to, to ? pe : -1);
     if (to) {
         copy_bytes(to, src, len);
         pg_mem_ring(pe, dest);
@@ -107,16 +125,16 @@ void pg_put_nbi(struct pangea_ctx *ctx, void *dest, const void *src, size_t len,
 }
 
 /* An off-node get waits for its data, or with NBI counts in the context's completion. */
-static void get_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe,
-                           int how)
+static inline __attribute__((always_inline)) void
+get_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe, int how)
 {
     if (len == 0)
         return;
-    if (__builtin_expect(pg_prof_on, 0) && (how & PROFILED)) /* off: one branch */
+    if (how & PROFILED)
         pg_prof_op(PG_PROF_GET, pe, len);
     int nbi = how & NBI;
     const char *from = pg_mem_peer_ptr(src, pe);
-    COUNT_GET(ctx, !from && nbi);
+    COUNT_GET(ctx, !from && nbi, from ? pe : -1);
     if (from) {
         copy_bytes(dest, from, len);
         return;
@@ -127,7 +145,7 @@ static void get_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, 
     if (nbi)
         pg_pipe_get_nbi(completion(ctx), pe, seg, offset, dest, len);
     else
-        pg_pipe_get(pe, seg, offset, dest, &contiguous);
+        pg_pipe_get(ctx->counting != PG_COUNT_OFF, pe, seg, offset, dest, &contiguous);
 }
 
 void pg_get(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, int pe)
@@ -200,12 +218,13 @@ void pg_put_strided(struct pangea_ctx *ctx, void *dest, const void *src,
         return;
     pg_prof_op(PG_PROF_PUT, pe, shape_bytes(shape));
     char *to = pg_mem_peer_ptr(dest, pe);
-    COUNT_PUT(ctx, !to);
     if (to) {
         for_each_piece(to, src, shape, copy_piece, NULL);
+        COUNT_PUT(ctx, 0, pe);
         pg_mem_ring(pe, dest);
         return;
     }
+    COUNT_PUT(ctx, 1, -1);
     size_t offset;
     int seg = locate_shape(dest, shape, 1, pe, &offset, "put");
     pg_pipe_put(completion(ctx), pe, seg, offset, src, shape);
@@ -218,14 +237,15 @@ void pg_get_strided(struct pangea_ctx *ctx, void *dest, const void *src,
         return;
     pg_prof_op(PG_PROF_GET, pe, shape_bytes(shape));
     const char *from = pg_mem_peer_ptr(src, pe);
-    COUNT_GET(ctx, 0);
     if (from) {
         for_each_piece(dest, from, shape, copy_piece, NULL);
+        COUNT_GET(ctx, 0, pe);
         return;
     }
+    COUNT_GET(ctx, 0, -1);
     size_t offset;
     int seg = locate_shape(src, shape, 0, pe, &offset, "get");
-    pg_pipe_get(pe, seg, offset, dest, shape);
+    pg_pipe_get(ctx->counting != PG_COUNT_OFF, pe, seg, offset, dest, shape);
 }
 
 /* The remote pieces of a vector as offsets in one segment; -1 when they span segments (the
@@ -273,7 +293,8 @@ static void vector_remote(struct pangea_ctx *ctx, const struct pg_iovec *v, int 
         if (op == VECTOR_PUT)
             pg_pipe_put_vector(completion(ctx), pe, seg, offsets, local + first, k, v->bytes);
         else if (op == VECTOR_GET)
-            pg_pipe_get_vector(pe, seg, offsets, local + first, k, v->bytes);
+            pg_pipe_get_vector(ctx->counting != PG_COUNT_OFF, pe, seg, offsets, local + first, k,
+                               v->bytes);
         else
             pg_pipe_acc_vector(completion(ctx), pe, seg, offsets, local + first, k, v->bytes,
                                acc->type, acc->scale);
@@ -324,6 +345,7 @@ void pg_acc_strided(struct pangea_ctx *ctx, enum pg_acc_type type, const void *s
         pg_acc_lock(pe);
         for_each_piece(to, src, shape, acc_piece, &args);
         pg_acc_unlock(pe);
+        COUNT_TARGET(ctx, pe, 1);
         pg_mem_ring(pe, dest);
         return;
     }
@@ -351,6 +373,7 @@ void pg_acc_vector(struct pangea_ctx *ctx, enum pg_acc_type type, const void *sc
         pg_acc_apply(type, scale, to, v->src[i], v->bytes);
     }
     pg_acc_unlock(pe);
+    COUNT_TARGET(ctx, pe, v->count);
     pg_mem_ring(pe, v->dst[0]);
 }
 
@@ -365,7 +388,10 @@ int pg_symmetric_grow(size_t alignment, size_t size, char *why, size_t len)
 void pg_ctx_init(struct pangea_ctx *ctx, struct pangea_team *team, long options,
                  enum pg_ctx_counting counting)
 {
-    *ctx = (struct pangea_ctx){.team = team, .options = options, .counting = counting};
+    *ctx = (struct pangea_ctx){.team = team,
+                               .options = options,
+                               .completion = {.counted = counting != PG_COUNT_OFF},
+                               .counting = counting};
 }
 
 void pg_ctx_fini(struct pangea_ctx *ctx)
@@ -380,9 +406,11 @@ void pg_signal(struct pangea_ctx *ctx, uint64_t *sig_addr, uint64_t signal, enum
     uint64_t *sig = (uint64_t *)pg_mem_peer_ptr(sig_addr, pe);
     if (sig && op == PG_SIGNAL_SET) {
         __atomic_store_n(sig, signal, __ATOMIC_RELEASE);
+        COUNT_TARGET(ctx, pe, 1);
         pg_mem_ring(pe, sig_addr);
     } else if (sig) {
         __atomic_fetch_add(sig, signal, __ATOMIC_RELEASE);
+        COUNT_TARGET(ctx, pe, 1);
         pg_mem_ring(pe, sig_addr);
     } else {
         /* The node's server applies my requests in issue order: earlier data before the

@@ -35,6 +35,10 @@ struct pangea_ctx {
 };
 /* A consistent copy of the context's counts. */
 struct pg_ctx_counts pg_ctx_counts(struct pangea_ctx *ctx);
+/* `operations` of a counting context completed on the memory of pe, a PE of my node, by this
+ * PE: counted at pe (shmemx_pcntr's completed_target) unless pe is me. Off-node operations
+ * count at their target's server (PG_DS_COUNTED). */
+void pg_ctx_target_done(int pe, uint64_t operations);
 
 /* Grows the symmetric heap so that pg_heap_alloc(alignment, size) fits, with the network
  * registrations and every PE's view of the new part following: collective over the world, for

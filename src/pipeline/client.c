@@ -819,6 +819,12 @@ static struct block *reserve_block(int node, size_t bytes, uint32_t *credit, enu
     return b;
 }
 
+/* The flag of a request that completes operations counted at their target. */
+static uint8_t counted_flag(int counted)
+{
+    return counted ? PG_DS_COUNTED : 0;
+}
+
 static int batch_idle(const void *arg)
 {
     return !((const struct batch *)arg)->sending;
@@ -837,6 +843,7 @@ static void flush_batch(int node)
     b->sending = 1;
     struct pg_ds_header h = {.type = PG_DS_PUT,
                              .layout = PG_DS_RECORDS,
+                             .flags = counted_flag(b->cc && b->cc->counted),
                              .length = b->used,
                              .cookie = (uint64_t)(uintptr_t)b->cc};
     struct block *blk = reserve_block(node, sizeof h + b->used, &h.credit, NOT_CONTROL);
@@ -880,7 +887,7 @@ static void send_block_summed(int pe, struct block *b, struct pg_ds_header *h, s
     struct link *l = &c.links[node];
     h->version = PG_DS_PROTOCOL_VERSION;
     h->key = pg_world.job_key;
-    h->flags = PG_DS_ORDERED;
+    h->flags |= PG_DS_ORDERED;
     int control = h->type == PG_DS_HELLO || h->type == PG_DS_RELEASE || h->type == PG_DS_CLOSE;
     if (l->wants_more && !control) {
         h->flags |= PG_DS_MORE;
@@ -971,6 +978,8 @@ static void send_shaped(struct pg_pipe_completion *cc, int pe, struct pg_ds_head
         h.position = position;
         h.length = n;
         h.cookie = (uint64_t)(uintptr_t)cc;
+        if (position + n == total) /* the operation completes with its last chunk */
+            h.flags = counted_flag(cc && cc->counted);
         memcpy(b->data + sizeof h, desc, desc_bytes);
         /* With checksums the data is summed as it is packed, while it is in cache. */
         uint32_t crc = pg_cfg.checksum ? pg_ds_sum_payload(0, desc, desc_bytes) : 0;
@@ -985,8 +994,8 @@ static void send_shaped(struct pg_pipe_completion *cc, int pe, struct pg_ds_head
     pthread_mutex_unlock(&c.lock);
 }
 
-static void request_windows(struct pg_pipe_completion *cc, struct call *call, int pe, int seg,
-                            size_t offset, void *dest, const struct pg_strided *shape);
+static void request_windows(struct pg_pipe_completion *cc, struct call *call, int counted, int pe,
+                            int seg, size_t offset, void *dest, const struct pg_strided *shape);
 static int get_done(const void *arg);
 
 /* A region's `registered` once fetched: bit 0 as its server set it, and this bit. */
@@ -997,7 +1006,7 @@ static void fetch_regions(int pe, int id, struct pg_ds_region *r, int count)
 {
     struct pg_strided all = {.count = {(size_t)count * sizeof *r}};
     struct call call = {.remaining = all.count[0]};
-    request_windows(NULL, &call, pe, PG_SEG_HEAP, c.regions_offset + (size_t)id * sizeof *r, r,
+    request_windows(NULL, &call, 0, pe, PG_SEG_HEAP, c.regions_offset + (size_t)id * sizeof *r, r,
                     &all);
     wait_until(get_done, &call);
     for (int i = 0; i < count; i++)
@@ -1031,10 +1040,11 @@ static const struct pg_ds_region *region_of(int pe, int id)
 }
 
 /* Every part of a segment is registered when its first is: asking the first is enough. */
-static int direct_worthwhile(int pe, int seg, const struct pg_strided *shape)
+static int direct_worthwhile(int counted, int pe, int seg, const struct pg_strided *shape)
 {
-    /* With checksums everything goes as messages, which carry them. */
-    if (shape->levels || !pg_cfg.direct_rma_threshold || pg_cfg.checksum ||
+    /* With checksums everything goes as messages, which carry them; so do counted operations,
+     * which the target's server counts. */
+    if (counted || shape->levels || !pg_cfg.direct_rma_threshold || pg_cfg.checksum ||
         shape->count[0] < (size_t)pg_cfg.direct_rma_threshold)
         return 0;
     lock_for_request();
@@ -1152,7 +1162,7 @@ static void batch_put(struct pg_pipe_completion *cc, int pe, int seg, size_t off
 void pg_pipe_put(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, const void *src,
                  const struct pg_strided *shape)
 {
-    if (direct_worthwhile(pe, seg, shape)) {
+    if (direct_worthwhile(cc && cc->counted, pe, seg, shape)) {
         direct(1, pe, seg, offset, (void *)src, shape->count[0]);
         return;
     }
@@ -1223,10 +1233,10 @@ static void request_get(int pe, struct pending *p, struct pg_ds_header *h, const
 }
 
 /* Sends a get's requests, one per window: for a call that waits for them, or with call NULL
- * counted in cc and completed by the replies alone (contiguous only: the shape is not kept).
- * Lock held. */
-static void request_windows(struct pg_pipe_completion *cc, struct call *call, int pe, int seg,
-                            size_t offset, void *dest, const struct pg_strided *shape)
+ * counted in cc and completed by the replies alone (contiguous only: the shape is not kept);
+ * with `counted`, the last window counts the get at its target. Lock held. */
+static void request_windows(struct pg_pipe_completion *cc, struct call *call, int counted, int pe,
+                            int seg, size_t offset, void *dest, const struct pg_strided *shape)
 {
     size_t total = shape_bytes(shape);
     uint64_t desc[2 + 2 * PG_MAX_STRIDE];
@@ -1236,6 +1246,7 @@ static void request_windows(struct pg_pipe_completion *cc, struct call *call, in
         struct pg_ds_header h = {.type = PG_DS_GET,
                                  .segment = (uint8_t)seg,
                                  .layout = shape->levels ? PG_DS_STRIDED : PG_DS_CONTIG,
+                                 .flags = counted_flag(counted && position + n == total),
                                  .offset = offset,
                                  .position = position,
                                  .cookie = (uint64_t)(uintptr_t)cc};
@@ -1254,24 +1265,25 @@ void pg_pipe_get_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offs
                      size_t len)
 {
     struct pg_strided contiguous = {.count = {len}};
-    if (direct_worthwhile(pe, seg, &contiguous)) {
+    if (direct_worthwhile(cc && cc->counted, pe, seg, &contiguous)) {
         direct(0, pe, seg, offset, dest, len);
         return;
     }
     lock_for_request();
-    request_windows(cc, NULL, pe, seg, offset, dest, &contiguous);
+    request_windows(cc, NULL, cc && cc->counted, pe, seg, offset, dest, &contiguous);
     pthread_mutex_unlock(&c.lock);
 }
 
-void pg_pipe_get(int pe, int seg, size_t offset, void *dest, const struct pg_strided *shape)
+void pg_pipe_get(int counted, int pe, int seg, size_t offset, void *dest,
+                 const struct pg_strided *shape)
 {
-    if (direct_worthwhile(pe, seg, shape)) {
+    if (direct_worthwhile(counted, pe, seg, shape)) {
         direct(0, pe, seg, offset, dest, shape->count[0]);
         return;
     }
     struct call call = {.remaining = shape_bytes(shape)};
     lock_for_request();
-    request_windows(NULL, &call, pe, seg, offset, dest, shape);
+    request_windows(NULL, &call, counted, pe, seg, offset, dest, shape);
     wait_until(get_done, &call);
     pthread_mutex_unlock(&c.lock);
 }
@@ -1296,6 +1308,7 @@ static void send_vector(struct pg_pipe_completion *cc, int pe, struct pg_ds_head
         struct pg_ds_header h = *proto;
         struct block *b = take_block(node, sizeof h + desc_bytes + n, &h.credit);
         h.layout = PG_DS_VECTOR;
+        h.flags = counted_flag(cc && cc->counted);
         h.length = n;
         h.cookie = (uint64_t)(uintptr_t)cc;
         uint64_t *desc = (uint64_t *)(b->data + sizeof h);
@@ -1347,13 +1360,13 @@ void pg_pipe_acc_vector(struct pg_pipe_completion *cc, int pe, int seg, const ui
         pg_pipe_acc(cc, pe, seg, remote[i], type, scale, local[i], &piece);
 }
 
-void pg_pipe_get_vector(int pe, int seg, const uint64_t *remote, void *const *local, size_t count,
-                        size_t bytes)
+void pg_pipe_get_vector(int counted, int pe, int seg, const uint64_t *remote, void *const *local,
+                        size_t count, size_t bytes)
 {
     if (!batchable(bytes)) {
         struct pg_strided piece = {.count = {bytes}};
         for (size_t i = 0; i < count; i++)
-            pg_pipe_get(pe, seg, remote[i], local[i], &piece);
+            pg_pipe_get(counted, pe, seg, remote[i], local[i], &piece);
         return;
     }
     size_t batch = vector_batch(bytes, c.chunk);
@@ -1362,8 +1375,10 @@ void pg_pipe_get_vector(int pe, int seg, const uint64_t *remote, void *const *lo
     lock_for_request();
     for (size_t first = 0; first < count;) {
         size_t k = count - first < batch ? count - first : batch;
-        struct pg_ds_header h = {
-            .type = PG_DS_GET, .segment = (uint8_t)seg, .layout = PG_DS_VECTOR};
+        struct pg_ds_header h = {.type = PG_DS_GET,
+                                 .segment = (uint8_t)seg,
+                                 .layout = PG_DS_VECTOR,
+                                 .flags = counted_flag(counted)};
         desc[0] = k;
         desc[1] = bytes;
         memcpy(desc + 2, remote + first, 8 * k);
@@ -1384,14 +1399,16 @@ static int amo_done(const void *arg)
 }
 
 /* Sends an AMO request; a fetching one is numbered by the caller's pending slot. Lock held. */
-static void send_amo(int pe, int seg, size_t offset, int op, size_t width, uint64_t value,
-                     uint64_t compare, struct pg_pipe_completion *cc, struct pending *p)
+static void send_amo(int counted, int pe, int seg, size_t offset, int op, size_t width,
+                     uint64_t value, uint64_t compare, struct pg_pipe_completion *cc,
+                     struct pending *p)
 {
     struct pg_ds_header h = {.type = PG_DS_AMO,
                              .segment = (uint8_t)seg,
                              .op = (uint8_t)op,
                              .width = (uint8_t)width,
                              .fetch = p != NULL,
+                             .flags = counted_flag(counted),
                              .offset = offset,
                              .length = width,
                              .cookie = (uint64_t)(uintptr_t)cc,
@@ -1402,12 +1419,12 @@ static void send_amo(int pe, int seg, size_t offset, int op, size_t width, uint6
     send_block(pe, b, &h, sizeof h);
 }
 
-uint64_t pg_pipe_amo(int pe, int seg, size_t offset, int op, size_t width, uint64_t value,
-                     uint64_t compare)
+uint64_t pg_pipe_amo(int counted, int pe, int seg, size_t offset, int op, size_t width,
+                     uint64_t value, uint64_t compare)
 {
     struct call call = {0};
     lock_for_request();
-    send_amo(pe, seg, offset, op, width, value, compare, NULL, take_pending(&call));
+    send_amo(counted, pe, seg, offset, op, width, value, compare, NULL, take_pending(&call));
     wait_until(amo_done, &call);
     pthread_mutex_unlock(&c.lock);
     return call.result;
@@ -1423,7 +1440,7 @@ void pg_pipe_amo_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offs
         p->base = fetch;
     }
     count_ack_due(cc);
-    send_amo(pe, seg, offset, op, width, value, compare, cc, p);
+    send_amo(cc && cc->counted, pe, seg, offset, op, width, value, compare, cc, p);
     pthread_mutex_unlock(&c.lock);
 }
 

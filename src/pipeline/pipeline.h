@@ -43,6 +43,7 @@ void pg_pipe_heap_grown(void);
  * gets; levels 0 is a contiguous transfer of count[0] bytes. */
 struct pg_pipe_completion {
     uint64_t acks_due;
+    int counted; /* its operations count at their target (PG_DS_COUNTED) */
 };
 void pg_pipe_put(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, const void *src,
                  const struct pg_strided *shape);
@@ -54,7 +55,10 @@ void pg_pipe_put_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offs
 void pg_pipe_acc(struct pg_pipe_completion *cc, int pe, int seg, size_t offset,
                  enum pg_acc_type type, const void *scale, const void *src,
                  const struct pg_strided *shape);
-void pg_pipe_get(int pe, int seg, size_t offset, void *dest, const struct pg_strided *shape);
+/* Blocking gets and AMOs take no completion record: `counted` says whether they count at their
+ * target. Counted transfers never go as direct RMA, which the target's server does not see. */
+void pg_pipe_get(int counted, int pe, int seg, size_t offset, void *dest,
+                 const struct pg_strided *shape);
 /* A contiguous get that returns at once; the data is in dest once pg_pipe_quiet(cc) returns. */
 void pg_pipe_get_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, void *dest,
                      size_t len);
@@ -65,12 +69,12 @@ void pg_pipe_put_vector(struct pg_pipe_completion *cc, int pe, int seg, const ui
 void pg_pipe_acc_vector(struct pg_pipe_completion *cc, int pe, int seg, const uint64_t *remote,
                         void *const *local, size_t count, size_t bytes, enum pg_acc_type type,
                         const void *scale);
-void pg_pipe_get_vector(int pe, int seg, const uint64_t *remote, void *const *local, size_t count,
-                        size_t bytes);
+void pg_pipe_get_vector(int counted, int pe, int seg, const uint64_t *remote, void *const *local,
+                        size_t count, size_t bytes);
 /* AMOs: pg_pipe_amo waits for the old value; pg_pipe_amo_nbi returns at once, counted in cc,
  * and the old value (width bytes) lands in fetch unless fetch is NULL. */
-uint64_t pg_pipe_amo(int pe, int seg, size_t offset, int op, size_t width, uint64_t value,
-                     uint64_t compare);
+uint64_t pg_pipe_amo(int counted, int pe, int seg, size_t offset, int op, size_t width,
+                     uint64_t value, uint64_t compare);
 void pg_pipe_amo_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, int op,
                      size_t width, uint64_t value, uint64_t compare, void *fetch);
 void pg_pipe_quiet(struct pg_pipe_completion *cc);

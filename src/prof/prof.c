@@ -13,12 +13,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int pg_prof_on;
+uintptr_t pg_prof_counting;
 __thread int pg_prof_coll_now __attribute__((tls_model("initial-exec"))) = -1;
 
-struct pg_prof_cell *pg_prof_cells[PG_PROF_KINDS];
-static struct pg_prof_cell waits[PG_PROF_WAIT_KINDS]; /* bytes holds the nanoseconds */
-static int counting_mode;                             /* what pg_prof_on becomes at start */
+static struct pg_prof_row *rows;                       /* the operations', npes of them */
+static struct pg_prof_cell *coll_cells[PG_PROF_KINDS]; /* the collectives' (op kinds unused) */
+static struct pg_prof_cell waits[PG_PROF_WAIT_KINDS];  /* bytes holds the nanoseconds */
+static uintptr_t counting_mode;                        /* what pg_prof_counting becomes at start */
 static const char *dir;
 static uint64_t init_ns;
 
@@ -74,20 +75,35 @@ static void check_directory(void)
     unlink(probe);
 }
 
-static struct pg_prof_cell *cells_of(enum pg_prof_kind kind)
+static void *zeroed(size_t n, size_t size)
 {
-    struct pg_prof_cell *c = __atomic_load_n(&pg_prof_cells[kind], __ATOMIC_ACQUIRE);
-    if (c)
-        return c;
-    struct pg_prof_cell *fresh = calloc((size_t)pg_world.npes, sizeof *fresh);
-    if (!fresh)
+    void *p = calloc(n, size);
+    if (!p)
         pg_fatal("PANGEA_PROFILE", "out of memory for the profile's counters (%zu bytes)",
-                 (size_t)pg_world.npes * sizeof *fresh);
-    if (__atomic_compare_exchange_n(&pg_prof_cells[kind], &c, fresh, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE))
-        return fresh;
-    free(fresh); /* another thread was first */
-    return c;
+                 n * size);
+    return p;
+}
+
+/* The counters of kind's operations to pe; a collective's cells are allocated when it is
+ * first counted (by whichever thread gets there first). */
+static void counters_of(enum pg_prof_kind kind, int pe, uint64_t **count, uint64_t **bytes)
+{
+    if (kind < PG_PROF_OP_KINDS) {
+        *count = &rows[pe].count[kind];
+        *bytes = &rows[pe].bytes[kind];
+        return;
+    }
+    struct pg_prof_cell *c = __atomic_load_n(&coll_cells[kind], __ATOMIC_ACQUIRE);
+    if (!c) {
+        struct pg_prof_cell *fresh = zeroed((size_t)pg_world.npes, sizeof *fresh);
+        if (__atomic_compare_exchange_n(&coll_cells[kind], &c, fresh, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            c = fresh;
+        else
+            free(fresh); /* another thread was first */
+    }
+    *count = &c[pe].count;
+    *bytes = &c[pe].bytes;
 }
 
 void pg_prof_init(int thread_multiple)
@@ -97,24 +113,23 @@ void pg_prof_init(int thread_multiple)
         return;
     check_directory();
     init_ns = pg_now_ns();
-    counting_mode = thread_multiple ? 2 : 1;
-    for (int k = 0; k < PG_PROF_OP_KINDS; k++)
-        cells_of((enum pg_prof_kind)k);
+    rows = zeroed((size_t)pg_world.npes, sizeof *rows);
+    counting_mode = thread_multiple ? PG_PROF_BY_CALL : (uintptr_t)rows;
 }
 
 void pg_prof_start(void)
 {
-    pg_prof_on = counting_mode;
+    pg_prof_counting = counting_mode;
 }
 
-static void add(struct pg_prof_cell *c, uint64_t bytes)
+static void add(uint64_t *count, uint64_t *bytes, uint64_t n)
 {
-    if (counting_mode == 2) {
-        __atomic_fetch_add(&c->count, 1, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&c->bytes, bytes, __ATOMIC_RELAXED);
+    if (counting_mode == PG_PROF_BY_CALL) {
+        __atomic_fetch_add(count, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(bytes, n, __ATOMIC_RELAXED);
     } else {
-        c->count++;
-        c->bytes += bytes;
+        ++*count;
+        *bytes += n;
     }
 }
 
@@ -122,7 +137,9 @@ void pg_prof_note(enum pg_prof_kind kind, int pe, size_t bytes)
 {
     if (pg_prof_coll_now >= 0)
         kind = (enum pg_prof_kind)pg_prof_coll_now;
-    add(&cells_of(kind)[pe], bytes);
+    uint64_t *count, *total;
+    counters_of(kind, pe, &count, &total);
+    add(count, total, bytes);
 }
 
 struct pg_prof_scope pg_prof_coll_enter(enum pg_prof_kind kind)
@@ -130,19 +147,20 @@ struct pg_prof_scope pg_prof_coll_enter(enum pg_prof_kind kind)
     if (pg_prof_coll_now >= 0)
         return (struct pg_prof_scope){-1, 0, 0};
     pg_prof_coll_now = (int)kind;
-    int inline_counting = pg_prof_on == 1;
-    if (inline_counting) /* the collective's operations go through pg_prof_note */
-        pg_prof_on = 2;
-    return (struct pg_prof_scope){(int)kind, inline_counting, pg_now_ns()};
+    uintptr_t inline_rows = pg_prof_counting != PG_PROF_BY_CALL ? pg_prof_counting : 0;
+    if (inline_rows) /* the collective's operations go through pg_prof_note */
+        pg_prof_counting = PG_PROF_BY_CALL;
+    return (struct pg_prof_scope){(int)kind, inline_rows, pg_now_ns()};
 }
 
 void pg_prof_coll_leave(const struct pg_prof_scope *scope)
 {
     pg_prof_coll_now = -1;
-    if (scope->inline_counting && pg_prof_on)
-        pg_prof_on = 1;
+    if (scope->rows && pg_prof_counting)
+        pg_prof_counting = scope->rows;
     if (scope->kind == PG_PROF_COLL_BARRIER || scope->kind == PG_PROF_COLL_SYNC)
-        add(&waits[PG_PROF_WAIT_SYNC], pg_now_ns() - scope->began_ns);
+        add(&waits[PG_PROF_WAIT_SYNC].count, &waits[PG_PROF_WAIT_SYNC].bytes,
+            pg_now_ns() - scope->began_ns);
 }
 
 struct pg_prof_scope pg_prof_wait_enter(enum pg_prof_wait kind, int timed)
@@ -154,7 +172,8 @@ struct pg_prof_scope pg_prof_wait_enter(enum pg_prof_wait kind, int timed)
 
 void pg_prof_wait_leave(const struct pg_prof_scope *scope)
 {
-    add(&waits[scope->kind], scope->began_ns ? pg_now_ns() - scope->began_ns : 0);
+    add(&waits[scope->kind].count, &waits[scope->kind].bytes,
+        scope->began_ns ? pg_now_ns() - scope->began_ns : 0);
 }
 
 static uint64_t load(const uint64_t *value)
@@ -166,12 +185,16 @@ static int write_rows(FILE *f)
 {
     fprintf(f, "# pangea-profile 1\nkind,name,target,count,bytes,ns\n");
     for (int k = 0; k < PG_PROF_KINDS; k++) {
-        const struct pg_prof_cell *c = __atomic_load_n(&pg_prof_cells[k], __ATOMIC_ACQUIRE);
-        for (int pe = 0; c && pe < pg_world.npes; pe++)
-            if (load(&c[pe].count))
-                fprintf(f, "%s,%s,%d,%llu,%llu,0\n", k < PG_PROF_OP_KINDS ? "op" : "coll",
-                        kind_name[k], pe, (unsigned long long)load(&c[pe].count),
-                        (unsigned long long)load(&c[pe].bytes));
+        int op = k < PG_PROF_OP_KINDS;
+        if (!op && !__atomic_load_n(&coll_cells[k], __ATOMIC_ACQUIRE))
+            continue;
+        for (int pe = 0; pe < pg_world.npes; pe++) {
+            uint64_t *count, *bytes;
+            counters_of((enum pg_prof_kind)k, pe, &count, &bytes);
+            if (load(count))
+                fprintf(f, "%s,%s,%d,%llu,%llu,0\n", op ? "op" : "coll", kind_name[k], pe,
+                        (unsigned long long)load(count), (unsigned long long)load(bytes));
+        }
     }
     for (int w = 0; w < PG_PROF_WAIT_KINDS; w++)
         fprintf(f, "wait,%s,-1,%llu,0,%llu\n", wait_name[w],
@@ -211,7 +234,7 @@ static void write_file(const char *name, int (*rows)(FILE *))
 
 void pg_prof_write(int exiting)
 {
-    if (!dir || !pg_prof_on)
+    if (!dir || !pg_prof_counting)
         return;
     char name[64];
     snprintf(name, sizeof name, "pe-%d.csv", pg_world.me);
@@ -222,12 +245,14 @@ void pg_prof_write(int exiting)
 
 void pg_prof_fini(void)
 {
-    pg_prof_on = 0;
+    pg_prof_counting = 0;
     counting_mode = 0;
     dir = NULL;
+    free(rows);
+    rows = NULL;
     for (int k = 0; k < PG_PROF_KINDS; k++) {
-        free(pg_prof_cells[k]);
-        pg_prof_cells[k] = NULL;
+        free(coll_cells[k]);
+        coll_cells[k] = NULL;
     }
     memset(waits, 0, sizeof waits);
 }

@@ -4,9 +4,9 @@
  * DIR/topology.csv).
  *
  * Below the front-ends, onesided, atomics and coll, which call it where each kind of traffic
- * passes: the cost when profiling is off is one predictable branch on pg_prof_on. Counters are
- * the PE's own (no locks): plain adds at thread levels below SHMEM_THREAD_MULTIPLE, relaxed
- * atomic adds at it. */
+ * passes: the cost when profiling is off is one predictable branch on pg_prof_counting.
+ * Counters are the PE's own (no locks): plain adds at thread levels below SHMEM_THREAD_MULTIPLE,
+ * relaxed atomic adds at it. */
 #ifndef PG_PROF_H
 #define PG_PROF_H
 
@@ -45,10 +45,24 @@ enum pg_prof_wait {
         PG_PROF_WAIT_KINDS
 };
 
-/* 0: off; 1: counting, inline with plain adds; 2: counting, through pg_prof_note — at
- * SHMEM_THREAD_MULTIPLE (atomic adds, each thread's collective its own), and below it while
- * the one thread in the library is inside a collective. */
-extern int pg_prof_on __attribute__((visibility("hidden")));
+/* A collective's or a wait's counters (for a wait, bytes holds the nanoseconds). */
+struct pg_prof_cell {
+    uint64_t count, bytes;
+};
+/* The operations' counters: one row per target PE, indexed by kind, so that an operation's
+ * counters are at constant offsets in its target's row; counts and bytes apart, so that
+ * counting is two memory-destination adds (adjacent ones the compiler merges into a vector
+ * load-add-store, which costs more on the put path). */
+struct pg_prof_row {
+    uint64_t count[PG_PROF_OP_KINDS], bytes[PG_PROF_OP_KINDS];
+};
+
+/* What counting does now, in one word so that the operation path tests one load: 0, off;
+ * PG_PROF_BY_CALL, counting through pg_prof_note — at SHMEM_THREAD_MULTIPLE (atomic adds, each
+ * thread's collective its own), and below it while the one thread in the library is inside a
+ * collective; otherwise the address of the rows (npes of them), counted inline with plain adds. */
+#define PG_PROF_BY_CALL ((uintptr_t)1)
+extern uintptr_t pg_prof_counting __attribute__((visibility("hidden")));
 
 /* Checks that DIR (PANGEA_PROFILE) can be made and written (ends the job naming the variable
  * and the path when not) and allocates this PE's counters; nothing when the variable is unset.
@@ -64,12 +78,7 @@ void pg_prof_write(int exiting);
 /* Stops counting and frees the counters (the last finalize). */
 void pg_prof_fini(void);
 
-/* Per kind, an array of npes cells indexed by target PE: 16 bytes per PE and kind, those of
- * the operations allocated at init, those of a collective when it is first counted. */
-struct pg_prof_cell {
-    uint64_t count, bytes;
-};
-extern struct pg_prof_cell *pg_prof_cells[PG_PROF_KINDS] __attribute__((visibility("hidden")));
+/* The collective the calling thread is in (see PG_PROF_COLL below). */
 extern __thread int pg_prof_coll_now
     __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
@@ -77,13 +86,12 @@ extern __thread int pg_prof_coll_now
 void pg_prof_note(enum pg_prof_kind kind, int pe, size_t bytes);
 static inline void pg_prof_op(enum pg_prof_kind kind, int pe, size_t bytes)
 {
-    if (__builtin_expect(pg_prof_on, 0)) {
-        if (__builtin_expect(pg_prof_on == 1, 1)) {
-            /* Two scalar adds: what the compiler makes of cell->count++ (one vector
-             * load-add-store) costs more on the put path. */
-            struct pg_prof_cell *cell = &pg_prof_cells[kind][pe];
-            __atomic_store_n(&cell->count, cell->count + 1, __ATOMIC_RELAXED);
-            __atomic_store_n(&cell->bytes, cell->bytes + bytes, __ATOMIC_RELAXED);
+    uintptr_t counting = pg_prof_counting;
+    if (__builtin_expect(counting != 0, 0)) {
+        if (__builtin_expect(counting != PG_PROF_BY_CALL, 1)) {
+            struct pg_prof_row *row = (struct pg_prof_row *)counting + pe;
+            row->count[kind]++;
+            row->bytes[kind] += bytes;
         } else {
             pg_prof_note(kind, pe, bytes);
         }
@@ -96,8 +104,8 @@ static inline void pg_prof_op(enum pg_prof_kind kind, int pe, size_t bytes)
  * PG_PROF_WAIT(kind) counts a wait from there to the end of its scope, unless it is part of a
  * collective. */
 struct pg_prof_scope {
-    int kind;            /* -1: nothing to do at the end */
-    int inline_counting; /* pg_prof_on was 1 (and is 2 until the end) */
+    int kind;       /* -1: nothing to do at the end */
+    uintptr_t rows; /* counting was inline into these rows (and is by call until the end) */
     uint64_t began_ns;
 };
 struct pg_prof_scope pg_prof_coll_enter(enum pg_prof_kind kind);
@@ -107,13 +115,13 @@ void pg_prof_coll_leave(const struct pg_prof_scope *scope);
 void pg_prof_wait_leave(const struct pg_prof_scope *scope);
 static inline struct pg_prof_scope pg_prof_coll_begin(enum pg_prof_kind kind)
 {
-    if (__builtin_expect(pg_prof_on, 0))
+    if (__builtin_expect(pg_prof_counting != 0, 0))
         return pg_prof_coll_enter(kind);
     return (struct pg_prof_scope){-1, 0, 0};
 }
 static inline struct pg_prof_scope pg_prof_wait_begin(enum pg_prof_wait kind, int timed)
 {
-    if (__builtin_expect(pg_prof_on, 0))
+    if (__builtin_expect(pg_prof_counting != 0, 0))
         return pg_prof_wait_enter(kind, timed);
     return (struct pg_prof_scope){-1, 0, 0};
 }

@@ -66,6 +66,7 @@ int pg_runtime_init(int requested_thread, int *provided_thread)
             pg_coll_internal_bytes((size_t)pg_world.npes, (size_t)pg_world.max_local_size)) != 0)
         pg_fatal("shmem_init", "could not set up symmetric memory (see the message above)");
     pg_acc_locks_init();
+    pg_target_counts_init();
     pg_phase_end(PG_PHASE_ACC_LOCKS);
     if (pg_pipe_init() != 0)
         pg_fatal("shmem_init", "could not set up the network path between nodes (see above)");

@@ -34,7 +34,7 @@
     X(check, BOOL, "PANGEA_CHECK", "0", DIAGNOSTICS,                                        \
       "Same as SHMEM_DEBUG: validate every argument")                                       \
     X(pcntr, BOOL, "PANGEA_PCNTR", "0", DIAGNOSTICS,                                        \
-      "Count each context's puts and gets for shmemx_pcntr_* (off: they read 0)")           \
+      "Count puts and gets per context, operations done at each PE, for shmemx_pcntr_*")    \
     X(profile, TEXT, "PANGEA_PROFILE", "", DIAGNOSTICS,                                     \
       "Directory where each PE writes its communication profile at finalize (empty: none)") \
     X(test_drop_acks, INT, "PANGEA_TEST_DROP_ACKS", "0", DIAGNOSTICS,                       \

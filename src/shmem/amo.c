@@ -19,7 +19,7 @@ static inline uint64_t amo(const char *call, shmem_ctx_t ctx, const void *dest, 
 {
     PG_SHMEM_ENTRY(call);
     amo_checks(call, ctx, dest, pe, op, width);
-    return pg_amo((void *)dest, pg_ctx_pe(ctx, pe), op, width, value, cond);
+    return pg_amo(pg_ctx(ctx), (void *)dest, pg_ctx_pe(ctx, pe), op, width, value, cond);
 }
 
 /* Non-fetching and nbi forms: complete at the context's quiet; fetch (NULL: none) receives

@@ -20,7 +20,8 @@
  *   align_three   shmem_align(3, 64): the first invalid value above 1, 2
  *   ckpt_dir_null       shmemx_checkpoint(NULL)        (checked always, like the rest of
  *   ckpt_register_null  shmemx_ckpt_register(NULL, 16)  the checkpoint calls' arguments)
- *   ckpt_resume         shmemx_ckpt_resume without a quiesce */
+ *   ckpt_resume         shmemx_ckpt_resume without a quiesce
+ *   pcntr_target_null   shmemx_pcntr_get_completed_target(NULL) */
 #include "check.h"
 
 #include <shmemx.h>
@@ -78,6 +79,8 @@ int main(void)
             shmemx_ckpt_register(NULL, 16);
         } else if (strcmp(mode, "ckpt_resume") == 0) {
             shmemx_ckpt_resume();
+        } else if (strcmp(mode, "pcntr_target_null") == 0) {
+            shmemx_pcntr_get_completed_target(NULL);
         } else {
             fprintf(stderr, "TEST_BAD=%s: unknown mode\n", mode);
             shmem_global_exit(2);

@@ -10,7 +10,9 @@
  *   wait for them forever), and the block is the same on every PE;
  * - shmemx_register_gettid;
  * - shmemx_pcntr_*: a context's puts and gets, pending and completed, before and after its
- *   quiet (the list runs it with PANGEA_PCNTR=1, which turns the counting on). */
+ *   quiet, and the operations my left neighbour completed on my memory, read with both
+ *   spellings of shmemx_pcntr_get_completed_target (the list runs it with PANGEA_PCNTR=1,
+ *   which turns the counting on; tests/shmem/pcntr_target.c tests the target count in full). */
 #include "check.h"
 
 #include <shmemx.h>
@@ -157,6 +159,7 @@ static void counters(shmem_ctx_t ctx)
     long local[4] = {1, 2, 3, 4};
     shmemx_pcntr_t c0, c;
     shmemx_pcntr_get_all(ctx, &c0);
+    shmem_barrier_all(); /* my neighbours' operations so far are counted in c0.target */
     shmem_ctx_long_put(ctx, remote, local, 4, right);        /* put 1 */
     shmem_ctx_long_p(ctx, remote, 5, right);                 /* put 2 */
     shmem_ctx_long_put_nbi(ctx, remote, local, 2, right);    /* put 3 */
@@ -171,18 +174,24 @@ static void counters(shmem_ctx_t ctx)
     CHECK(c.completed_get + c.pending_get == c0.completed_get + c0.pending_get + 2,
           "pcntr: gets issued");
     shmem_ctx_quiet(ctx);
-    uint64_t pp, pg, cp, cg, target;
+    shmem_barrier_all(); /* my left neighbour's 6 operations are complete */
+    uint64_t pp, pg, cp, cg, target, target_of_ctx;
     shmemx_pcntr_get_pending_put(ctx, &pp);
     shmemx_pcntr_get_pending_get(ctx, &pg);
     shmemx_pcntr_get_completed_put(ctx, &cp);
     shmemx_pcntr_get_completed_get(ctx, &cg);
-    shmemx_pcntr_get_completed_target(ctx, &target);
+    shmemx_pcntr_get_completed_target(&target);
+    shmemx_pcntr_get_completed_target(ctx, &target_of_ctx); /* SOS's first spelling */
     CHECK(pp == 0 && pg == 0, "pcntr: %llu puts and %llu gets pending after the quiet",
           (unsigned long long)pp, (unsigned long long)pg);
     CHECK(
         cp == c0.completed_put + c0.pending_put + 4 && cg == c0.completed_get + c0.pending_get + 2,
         "pcntr: completed %llu puts and %llu gets", (unsigned long long)cp, (unsigned long long)cg);
-    CHECK(target == 0, "pcntr: target %llu", (unsigned long long)target);
+    uint64_t from_left = left == me ? 0 : 6;
+    CHECK(target == c0.target + from_left && target_of_ctx == target,
+          "pcntr: target %llu (%llu with ctx), want %llu + %llu", (unsigned long long)target,
+          (unsigned long long)target_of_ctx, (unsigned long long)c0.target,
+          (unsigned long long)from_left);
     shmem_barrier_all();
 }
 

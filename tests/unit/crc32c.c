@@ -1,6 +1,7 @@
 /* CRC32C: the published check values (RFC 3720 B.4 and the catalogue's "123456789"), the
- * CPU-instruction path against the table path on every length and alignment up to 300 bytes and
- * on a large random buffer, and a checksum carried across pieces equal to the one of the whole. */
+ * CPU-instruction path against the table path on every length and alignment up to 300 bytes,
+ * around the lengths where it runs three streams (12 KiB blocks) and on a large random buffer, and
+ * a checksum carried across pieces equal to the one of the whole. */
 #define UNIT_NAME "crc32c"
 #include "unit.h"
 
@@ -40,6 +41,13 @@ int main(void)
         large[i] = (unsigned char)(i * 2654435761u >> 13);
     uint32_t whole = pg_crc32c(0, large, big);
     EXPECT(whole == pg_crc32c_tables(0, large, big), "8 MiB: the two paths differ");
+    differ = 0;
+    for (size_t at = 0; at < 8; at++)
+        for (size_t blocks = 1; blocks <= 3; blocks++)
+            for (size_t len = blocks * 12288 - 9; len <= blocks * 12288 + 17; len++)
+                differ += pg_crc32c(0, large + at, len) != pg_crc32c_tables(0, large + at, len);
+    EXPECT(differ == 0, "%d (alignment, length) pairs of 1-3 blocks of three streams differ",
+           differ);
     uint32_t pieces = 0;
     for (size_t at = 0; at < big; at += 12345)
         pieces = pg_crc32c(pieces, large + at, big - at < 12345 ? big - at : 12345);
