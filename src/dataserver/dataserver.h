@@ -15,7 +15,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#define PG_DS_PROTOCOL_VERSION 8
+/* tests/netns/corrupt.bpf.c finds headers by this and the last message type: keep it in step. */
+#define PG_DS_PROTOCOL_VERSION 9
 
 /* The largest chunk (PANGEA_PIPELINE_BUFFER_SIZE) pangea-tune tries; the transport is set up
  * so that messages of up to this much data go eagerly (see pg_net_init). */
@@ -106,6 +107,8 @@ enum pg_ds_type {
     PG_DS_RECLAIM, /* server to source: give grant number `compare` back */
     PG_DS_RELEASE, /* source to server, ordered: grant number `compare` is given back, after
                       every earlier request */
+    PG_DS_CLOSE,   /* source to server, ordered, its last request before the endpoints close
+                      (see "Closing" below): its grant, held or asked for, is given back */
 };
 
 /* How the data of a put, get or accumulate lies in the target's segment. The data of one
@@ -395,6 +398,17 @@ struct pg_ds_server_stats pg_ds_server_stats(void);
  * another node a source, the pool as large as their full grants need (at most
  * PANGEA_SERVER_POOL), the arrivals queue at its start. */
 struct pg_ds_server_counts pg_ds_server_worst(size_t npes, size_t local_size);
+
+/* Closing: before the barrier after which the endpoints close (finalize, a checkpoint's
+ * suspend), each PE with retransmission on sends a CLOSE to every server it has sent to and
+ * waits for their acknowledgements and for its last sends to leave the provider (without
+ * retransmission, for its requests to be done: each went once). A CLOSE is served after
+ * every earlier request of its source, and the acknowledgement follows every earlier reply on
+ * the way back: so once it has come, nothing is on its way between that PE and that server,
+ * and the PE sends nothing again. The server answers nothing more from a closed source but a
+ * repeated CLOSE (whose acknowledgement was lost). Without this, a retransmission still in the
+ * provider when its peer closed its endpoint failed the job at finalize (`tcp;ofi_rxm`:
+ * "Broken pipe"). */
 
 /* Probes (fault-injection tests' raw messages) carry this bit in seq: their rejection is
  * counted by the sender, not fatal. */

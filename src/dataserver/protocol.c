@@ -187,7 +187,8 @@ int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes, struct pg
     if (h->type == PG_DS_STOP)
         return len == sizeof *h ? PG_DS_OK : PG_DS_BAD_LENGTH;
     if (h->type != PG_DS_PUT && h->type != PG_DS_GET && h->type != PG_DS_AMO &&
-        h->type != PG_DS_ACC && h->type != PG_DS_HELLO && h->type != PG_DS_RELEASE)
+        h->type != PG_DS_ACC && h->type != PG_DS_HELLO && h->type != PG_DS_RELEASE &&
+        h->type != PG_DS_CLOSE)
         return PG_DS_BAD_TYPE;
     if (h->target >= (uint32_t)npes)
         return PG_DS_BAD_TARGET;
@@ -199,7 +200,7 @@ int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes, struct pg
                        h->length <= PG_NET_ADDR_MAX && h->op <= 1
                    ? PG_DS_OK
                    : PG_DS_BAD_LENGTH;
-    if (h->type == PG_DS_RELEASE)
+    if (h->type == PG_DS_RELEASE || h->type == PG_DS_CLOSE)
         return payload == 0 ? PG_DS_OK : PG_DS_BAD_LENGTH;
     if (h->type == PG_DS_AMO) {
         if (payload != 0 || h->layout != PG_DS_CONTIG)

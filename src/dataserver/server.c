@@ -67,6 +67,7 @@ struct ds_source {
     uint32_t owed_target;
     uint16_t owed_order; /* the latest of them: what the acknowledgement covers */
     uint8_t waiting, reclaiming;
+    uint8_t closed; /* its CLOSE is served: nothing more of it is answered but a repeated one */
     uint32_t next_owing;
     uint32_t grant; /* bytes of the pool it may hold; 0: none */
     uint32_t epoch; /* number of its latest grant */
@@ -634,6 +635,35 @@ static void release(uint32_t pe, uint32_t epoch)
     serve_waiters();
 }
 
+/* Takes a waiter for a grant off the queue without granting it. */
+static void waiters_remove(uint32_t pe)
+{
+    uint32_t before = NO_PE;
+    for (uint32_t at = s.waiters_head; at != pe; at = s.sources[at]->next_waiter)
+        before = at;
+    struct ds_source *src = s.sources[pe];
+    if (before == NO_PE)
+        s.waiters_head = src->next_waiter;
+    else
+        s.sources[before]->next_waiter = src->next_waiter;
+    if (s.waiters_tail == pe)
+        s.waiters_tail = before;
+    src->next_waiter = NO_PE;
+    src->waiting = 0;
+    s.waiters--;
+}
+
+/* A CLOSE, served after every earlier request of its source: its grant goes back, and its
+ * ask for one if it still waits (the closing handshake, dataserver.h "Closing"). */
+static void close_source(uint32_t pe)
+{
+    struct ds_source *src = s.sources[pe];
+    src->closed = 1;
+    if (src->waiting)
+        waiters_remove(pe);
+    release(pe, src->epoch);
+}
+
 /* A source's HELLO: its endpoint, and maybe its ask for a grant. */
 static void hello(const struct pg_ds_header *h)
 {
@@ -681,7 +711,8 @@ static void answer_again(const struct pg_ds_header *h, size_t len)
 {
     struct ds_source *src = s.sources[h->source];
     __atomic_fetch_add(&s.stats.duplicates, 1, __ATOMIC_RELAXED);
-    if ((uint16_t)(src->stream.expected - h->order) > PG_DS_WINDOW || !reachable(h))
+    if ((uint16_t)(src->stream.expected - h->order) > PG_DS_WINDOW || !reachable(h) ||
+        (src->closed && h->type != PG_DS_CLOSE))
         return;
     if (h->type == PG_DS_GET) {
         carry_out(h, len, 1);
@@ -730,6 +761,11 @@ static void carry_out(const struct pg_ds_header *h, size_t len, int again)
     }
     if (!reachable(h)) {
         pg_warn("data server: a request from PE %u before its HELLO is dropped", h->source);
+        return;
+    }
+    if (h->type == PG_DS_CLOSE) {
+        close_source(h->source);
+        acknowledge(h);
         return;
     }
     served_from(h);

@@ -75,7 +75,7 @@ struct sent {
     uint16_t order;
     uint8_t awaits;
     uint8_t small : 1;    /* the credit is grant-free space */
-    uint8_t control : 1;  /* a HELLO or RELEASE: no completion record counts it */
+    uint8_t control : 1;  /* a HELLO, RELEASE or CLOSE: no completion record counts it */
     uint8_t streamed : 1; /* a get: its data comes in parts */
     /* With retransmission on: the message, kept in its block until the request is done. */
     uint8_t attempt;     /* transmissions after the first */
@@ -169,6 +169,7 @@ static struct {
     unsigned long probes_rejected;
     unsigned long foreign; /* messages refused for want of the job's key */
     int reliable;          /* retransmission on (pg_ds_reliable) */
+    int closed;            /* the closing handshake is done: nothing goes again */
     uint64_t next_scan_ns; /* when requests are next looked at for retransmission */
     uint64_t corrupt, retransmissions;
     pthread_t resender; /* with retransmission on: resends while the PE is elsewhere */
@@ -509,7 +510,7 @@ static void retransmit(int node, struct sent *r)
 static void retransmit_overdue(void)
 {
     uint64_t now = pg_now_ns();
-    if (now < c.next_scan_ns)
+    if (now < c.next_scan_ns || c.closed)
         return;
     c.next_scan_ns = now + RETRANSMIT_SCAN_NS;
     for (int node = 0; node < pg_world.nnodes; node++) {
@@ -635,8 +636,8 @@ static struct block *carve(size_t bytes)
 }
 
 /* What a request takes: a message of `bytes` receive bytes to node; a control message (a
- * HELLO or RELEASE) waits only for a place among the requests in flight. */
-enum control { NOT_CONTROL, CONTROL_HELLO, CONTROL_RELEASE };
+ * HELLO, RELEASE or CLOSE) waits only for a place among the requests in flight. */
+enum control { NOT_CONTROL, CONTROL_HELLO, CONTROL_RELEASE, CONTROL_CLOSE };
 struct credit_need {
     int node;
     size_t bytes;
@@ -645,7 +646,8 @@ struct credit_need {
 
 /* Whether the request may be sent now; *small: against grant-free space. A HELLO takes
  * grant-free space and a RELEASE what its grant kept for it, over any limit: there is at most
- * one of each per grant. */
+ * one of each per grant. A CLOSE takes what a RELEASE would when a grant is held, else
+ * grant-free space: there is one per node. */
 static int can_send(const struct credit_need *n, int *small)
 {
     const struct link *l = &c.links[n->node];
@@ -696,6 +698,24 @@ static void give_back(int node)
     l->release_due = 0;
     c.grants--;
     struct block *b = reserve_block(node, sizeof h, &h.credit, CONTROL_RELEASE);
+    h.seq = c.next_seq++;
+    send_block(c.server_pe[node], b, &h, sizeof h);
+}
+
+/* The last request to node before the endpoints close (dataserver.h, "Closing"), after every
+ * earlier one: it gives the grant back too, held or asked for, so no GRANT or RECLAIM for it
+ * matters any more. */
+static void send_close(int node)
+{
+    struct link *l = &c.links[node];
+    struct pg_ds_header h = {.type = PG_DS_CLOSE};
+    struct block *b = reserve_block(node, sizeof h, &h.credit, CONTROL_CLOSE);
+    if (l->state == LINK_ASKED || l->state == LINK_HELD)
+        c.grants--;
+    l->state = LINK_IDLE;
+    l->released = l->epoch;
+    l->grant = 0;
+    l->release_due = 0;
     h.seq = c.next_seq++;
     send_block(c.server_pe[node], b, &h, sizeof h);
 }
@@ -868,7 +888,8 @@ static void send_block_summed(int pe, struct block *b, struct pg_ds_header *h, s
     h->version = PG_DS_PROTOCOL_VERSION;
     h->key = pg_world.job_key;
     h->flags |= PG_DS_ORDERED;
-    if (l->wants_more && h->type != PG_DS_HELLO && h->type != PG_DS_RELEASE) {
+    int control = h->type == PG_DS_HELLO || h->type == PG_DS_RELEASE || h->type == PG_DS_CLOSE;
+    if (l->wants_more && !control) {
         h->flags |= PG_DS_MORE;
         l->wants_more = 0;
     }
@@ -881,7 +902,7 @@ static void send_block_summed(int pe, struct block *b, struct pg_ds_header *h, s
                        .order = h->order,
                        .awaits = replied ? AWAITS_REPLY : AWAITS_ACK,
                        .small = b->small,
-                       .control = h->type == PG_DS_HELLO || h->type == PG_DS_RELEASE,
+                       .control = (uint8_t)control,
                        .streamed = h->type == PG_DS_GET};
     l->last_use = ++c.clock;
     h->source = (uint32_t)pg_world.me;
@@ -1644,6 +1665,7 @@ void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t region
     c.get_in_flight = 0;
     c.in_flight = c.grants = c.ndue = c.batch_buffers = 0;
     c.reliable = pg_ds_reliable();
+    c.closed = 0;
     c.next_scan_ns = 0;
     pg_wait_progress = progress_while_waiting;
     if (c.reliable)
@@ -1661,14 +1683,35 @@ static int region_idle(const void *arg)
     return c.oldest == c.next;
 }
 
+static int all_closed(const void *arg)
+{
+    (void)arg;
+    return c.in_flight == 0 && c.oldest == c.next;
+}
+
+/* Without retransmission a message goes once, and a request is done when its reply has come:
+ * once my HELLOs and RELEASEs are done too, nothing is on its way between me and a server, and
+ * the round trip of a CLOSE is spared. */
+void pipe_client_closing(void)
+{
+    client_lock();
+    flush_batches();
+    for (int node = 0; c.reliable && node < pg_world.nnodes; node++)
+        if (c.links[node].state != LINK_NEW)
+            send_close(node);
+    wait_until(all_closed, NULL);
+    c.closed = 1;
+    pthread_mutex_unlock(&c.lock);
+    stop_resender();
+}
+
 void pipe_client_close(void)
 {
     stop_resender();
     pg_wait_progress = NULL;
     client_lock();
-    /* A control message whose acknowledgement was lost after the last barrier is neither
-     * waited for nor sent again (its server may have stopped, and a send to it might never
-     * complete): only the sends in the provider are waited for. */
+    /* What was sent after the closing handshake (a host PE's HELLO to its own node's server,
+     * before the STOP) is not sent again: only the sends in the provider are waited for. */
     for (int node = 0; c.reliable && node < pg_world.nnodes; node++) {
         for (int i = 0; c.links[node].sent && i < SENT_SLOTS; i++) {
             struct sent *r = &c.links[node].sent[i];
@@ -1677,7 +1720,6 @@ void pipe_client_close(void)
             r->block = NULL;
         }
     }
-    c.reliable = 0;
     region_advance();
     wait_until(region_idle, NULL); /* the last sends finish before their blocks go */
     pthread_mutex_unlock(&c.lock);

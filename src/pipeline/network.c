@@ -106,7 +106,8 @@ static void report_faults(void)
             (unsigned long long)f.retransmissions, server);
 }
 
-/* Every PE has quieted and passed a barrier: no request is in flight anywhere. */
+/* Every PE has closed its links (pipe_client_closing) and passed a barrier: nothing is in
+ * flight anywhere. */
 static void close_endpoints(void)
 {
     if (pg_world.local_rank == 0) {
@@ -163,9 +164,10 @@ void pg_pipe_fini(void)
     if (!network_up)
         return;
     pg_pipe_quiet(NULL);
-    /* Requests in flight may be in any server's queue until every PE has quieted; only a
-     * barrier that does not travel through the servers can tell. Without MPI (the program
-     * finalized it first) the servers stay up until the process exits. */
+    pipe_client_closing();
+    /* Other PEs' requests may be in my server's queue until every PE has closed its links;
+     * only a barrier that does not travel through the servers can tell. Without MPI (the
+     * program finalized it first) the servers stay up until the process exits. */
     if (pg_boot_barrier_if_available() != 0)
         return;
     report_faults();
@@ -191,6 +193,7 @@ void pg_pipe_suspend(void)
     if (!network_up)
         return; /* one node: there are no endpoints */
     pg_pipe_quiet(NULL);
+    pipe_client_closing();
     pg_boot_barrier();
     close_endpoints();
     suspended = 1;

@@ -9,6 +9,12 @@
  * inserted on my first request there) and the offset of every PE's direct RMA regions in its
  * internal area (fetched on the first direct transfer to it). */
 void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t regions_offset);
+/* The closing handshake (dataserver.h, "Closing"), before the barrier after which the
+ * endpoints close: returns once every server I have sent to has acknowledged my CLOSE (with
+ * retransmission on; otherwise once every request of mine is done) and my sends have left the
+ * provider; nothing is sent again after it. */
+void pipe_client_closing(void);
+/* After that barrier. */
 void pipe_client_close(void);
 /* Registers my heap's newest part on my endpoint where local buffers must be registered. */
 void pipe_client_heap_grown(void);

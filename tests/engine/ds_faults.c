@@ -63,6 +63,7 @@ int main(void)
         {"accumulate of 3 bytes of double (wire: 8)", ok, sizeof ok + 8, PG_DS_BAD_ACC, 1},
         {"vector piece past the segment", ok, sizeof ok + 24, PG_DS_OK, 1},
         {"ordered AMO numbered as already served", ok, sizeof ok, PG_DS_OK, 1},
+        {"close with a payload", ok, sizeof ok + 8, PG_DS_BAD_LENGTH, 1},
         /* Batched puts (records): a bad record stops the whole message, before any is applied. */
         {"records: the second runs past the segment", ok, sizeof ok + 48, PG_DS_OK, 1},
         {"records: a record of 0 bytes", ok, sizeof ok + 16, PG_DS_BAD_LAYOUT, 1},
@@ -120,9 +121,10 @@ int main(void)
     faults[18].h.operand = 0x77;
     faults[18].h.flags = PG_DS_ORDERED;
     faults[18].h.order = 0xc000;
+    faults[19].h.type = PG_DS_CLOSE;
 
     /* Records: a valid one that would overwrite guard[0], then the faulty one. */
-    enum { FIRST_RECORDS = 19 };
+    enum { FIRST_RECORDS = 20 };
     struct pg_ds_record good = {
         .offset = guard_off, .target = (uint32_t)target, .length = 8, .segment = (uint8_t)heap};
     struct pg_ds_record records[7][2] = {{good, good}, {good},       {good}, {good},

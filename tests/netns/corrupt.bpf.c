@@ -25,8 +25,8 @@
 #ifndef HEAD_ADDR /* the head namespace's address, in network order as a host integer */
 #define HEAD_ADDR 0
 #endif
-#define PANGEA_VERSION 8 /* PG_DS_PROTOCOL_VERSION */
-#define PANGEA_LAST_TYPE 13
+#define PANGEA_VERSION 9    /* PG_DS_PROTOCOL_VERSION */
+#define PANGEA_LAST_TYPE 14 /* PG_DS_CLOSE, the last of enum pg_ds_type */
 #define CORRUPT_SCAN 512
 #define MESSAGE_SPAN 104 /* sizeof(struct pg_ds_header): its fields and what follows */
 
@@ -37,11 +37,11 @@ static long (*skb_store_bytes)(void *skb, __u32 offset, const void *from, __u32 
 static __u32 (*prandom_u32)(void) = (void *)BPF_FUNC_get_prandom_u32;
 
 /* The first 8 bytes of a Pangea header: version, type, segment, op, width, fetch, layout,
- * flags. */
+ * flags (PG_DS_ORDERED, PG_DS_MORE, PG_DS_COUNTED: below 8). */
 static int looks_like_header(const unsigned char *b)
 {
     return b[0] == PANGEA_VERSION && b[1] >= 1 && b[1] <= PANGEA_LAST_TYPE && b[2] < 8 &&
-           b[3] < 8 && (b[4] == 0 || b[4] == 4 || b[4] == 8) && b[5] <= 1 && b[6] < 4 && b[7] < 4;
+           b[3] < 8 && (b[4] == 0 || b[4] == 4 || b[4] == 8) && b[5] <= 1 && b[6] < 4 && b[7] < 8;
 }
 
 __attribute__((section("classifier"), used)) int corrupt(struct __sk_buff *skb)
