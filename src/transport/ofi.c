@@ -41,7 +41,11 @@ struct rail_ep {
     struct fid_ep *ep;
     struct fid_cq *cq;
     struct fid_av *av;
-    int up;                            /* not taken out */
+    int up;                     /* not taken out */
+    char name[PG_NET_ADDR_MAX]; /* its address, where it is reopened */
+    size_t name_len;
+    uint64_t retry_ns, backoff_ns;     /* taken out: when it is tried again, and the wait after */
+    int rejoining;                     /* reopened, waiting for a receive buffer */
     int wait_fd;                       /* its completion queue's, with several rails */
     uint64_t last_done_ns;             /* its latest completion */
     int moved_away;                    /* peers moved off it by timeouts since its last receive */
@@ -55,6 +59,8 @@ struct rail_ep {
 struct peer {
     fi_addr_t addr[MAX_RAILS];
     int rail;
+    int home;            /* its first rail, where it goes back when that rail comes back */
+    unsigned char *name; /* [PG_NET_ADDR_MAX], to insert it again on a rail reopened */
 };
 
 struct pg_net_ep {
@@ -345,6 +351,13 @@ static void ofi_describe(FILE *out)
     }
     fprintf(out, "  ofi   provider %s, fabric %s, domain %s\n", info->fabric_attr->prov_name,
             info->fabric_attr->name, info->domain_attr->name);
+    if (nrails > 1) {
+        fprintf(out, "        rails");
+        for (int r = 0; r < nrails; r++)
+            fprintf(out, "%s %s (%s%s)", r ? "," : "", rails[r].info->domain_attr->name,
+                    rails[r].info->fabric_attr->name, rails[r].reaches ? "" : ", reaches no node");
+        fprintf(out, "; failover %s\n", failover ? "on (retransmission)" : "off");
+    }
     fprintf(out, "        caps %s\n", fi_tostr(&info->caps, FI_TYPE_CAPS));
     /* fi_tostr returns one static buffer: one call per statement. */
     fprintf(out, "        mr_mode [%s]", fi_tostr(&info->domain_attr->mr_mode, FI_TYPE_MR_MODE));
@@ -382,10 +395,53 @@ static size_t ofi_max_msg(void)
     return info->ep_attr->max_msg_size;
 }
 
-static void rail_ep_open(struct pg_net_ep *e, int r)
+static void rail_ep_close(struct rail_ep *re)
+{
+    if (re->ep)
+        fi_close(&re->ep->fid);
+    if (re->av)
+        fi_close(&re->av->fid);
+    if (re->cq)
+        fi_close(&re->cq->fid);
+    if (re->domain)
+        fi_close(&re->domain->fid);
+    re->ep = NULL;
+    re->av = NULL;
+    re->cq = NULL;
+    re->domain = NULL;
+    re->up = 0;
+}
+
+#define TRY(call, name)     \
+    do {                    \
+        rc = (int)(call);   \
+        if (rc < 0) {       \
+            *failed = name; \
+            goto fail;      \
+        }                   \
+    } while (0)
+
+/* Opens rail r of e, bound to the address bind_to (bind_len bytes) when one is given: a rail
+ * taken out is reopened where the peers know it. 0, or the libfabric error with the call that
+ * failed in *failed. */
+static int rail_ep_try_open(struct pg_net_ep *e, int r, const void *bind_to, size_t bind_len,
+                            const char **failed)
 {
     struct rail_ep *re = &e->rail[r];
-    struct fi_info *ri = rails[r].info;
+    struct fi_info *ri = fi_dupinfo(rails[r].info);
+    int rc = -FI_ENOMEM;
+    *failed = "fi_dupinfo";
+    if (!ri)
+        return rc;
+    if (bind_to) {
+        void *addr = malloc(bind_len);
+        if (!addr)
+            goto fail;
+        memcpy(addr, bind_to, bind_len);
+        free(ri->src_addr);
+        ri->src_addr = addr;
+        ri->src_addrlen = bind_len;
+    }
     /* Several rails are waited on together, through their queues' file descriptors. */
     struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA,
                                  .wait_obj = nrails > 1 ? FI_WAIT_FD : FI_WAIT_UNSPEC,
@@ -393,36 +449,34 @@ static void rail_ep_open(struct pg_net_ep *e, int r)
     struct fi_av_attr av_attr = {.type = FI_AV_TABLE};
     /* A domain per endpoint: providers progress and lock per domain, so the data server's
      * waits would otherwise take its process's PE's completions and contend for its lock. */
-    OFI_CHECK(fi_domain(rails[r].fabric, ri, &re->domain, NULL), "fi_domain");
-    OFI_CHECK(fi_endpoint(re->domain, ri, &re->ep, NULL), "fi_endpoint");
-    OFI_CHECK(fi_cq_open(re->domain, &cq_attr, &re->cq, NULL), "fi_cq_open");
-    OFI_CHECK(fi_av_open(re->domain, &av_attr, &re->av, NULL), "fi_av_open");
-    OFI_CHECK(fi_ep_bind(re->ep, &re->cq->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind(cq)");
-    OFI_CHECK(fi_ep_bind(re->ep, &re->av->fid, 0), "fi_ep_bind(av)");
+    TRY(fi_domain(rails[r].fabric, ri, &re->domain, NULL), "fi_domain");
+    TRY(fi_endpoint(re->domain, ri, &re->ep, NULL), "fi_endpoint");
+    TRY(fi_cq_open(re->domain, &cq_attr, &re->cq, NULL), "fi_cq_open");
+    TRY(fi_av_open(re->domain, &av_attr, &re->av, NULL), "fi_av_open");
+    TRY(fi_ep_bind(re->ep, &re->cq->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind(cq)");
+    TRY(fi_ep_bind(re->ep, &re->av->fid, 0), "fi_ep_bind(av)");
     /* A multi-receive buffer is retired once less than one whole message fits in it. */
-    OFI_CHECK(fi_setopt(&re->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &e->max_message,
-                        sizeof e->max_message),
-              "fi_setopt(FI_OPT_MIN_MULTI_RECV)");
-    OFI_CHECK(fi_enable(re->ep), "fi_enable");
-    if (nrails > 1 && fi_control(&re->cq->fid, FI_GETWAIT, &re->wait_fd) != 0)
-        pg_fatal("shmem_init",
-                 "PANGEA_RAILS: provider %s gives no file descriptor to wait on several rails "
-                 "(%s, %s): name one rail",
-                 ri->fabric_attr->prov_name, rails[0].info->domain_attr->name,
-                 rails[1].info->domain_attr->name);
+    TRY(fi_setopt(&re->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &e->max_message,
+                  sizeof e->max_message),
+        "fi_setopt(FI_OPT_MIN_MULTI_RECV)");
+    TRY(fi_enable(re->ep), "fi_enable");
+    if (nrails > 1)
+        TRY(fi_control(&re->cq->fid, FI_GETWAIT, &re->wait_fd),
+            "fi_control(FI_GETWAIT): a file descriptor to wait on several rails");
+    re->name_len = sizeof re->name;
+    TRY(fi_getname(&re->ep->fid, re->name, &re->name_len), "fi_getname");
+    fi_freeinfo(ri);
     re->up = 1;
     re->last_done_ns = pg_now_ns();
     re->sends.prev = re->sends.next = &re->sends;
+    return 0;
+fail:
+    rail_ep_close(re);
+    fi_freeinfo(ri);
+    return rc;
 }
 
-static void rail_ep_close(struct rail_ep *re)
-{
-    fi_close(&re->ep->fid);
-    fi_close(&re->av->fid);
-    fi_close(&re->cq->fid);
-    fi_close(&re->domain->fid);
-    re->up = 0;
-}
+#undef TRY
 
 static struct pg_net_ep *ofi_ep_open(const char *role, size_t max_message)
 {
@@ -431,9 +485,14 @@ static struct pg_net_ep *ofi_ep_open(const char *role, size_t max_message)
         pg_fatal("transport", "out of memory");
     e->role = role;
     e->max_message = max_message;
-    for (int r = 0; r < nrails; r++)
-        if (rails[r].reaches)
-            rail_ep_open(e, r);
+    for (int r = 0; r < nrails; r++) {
+        const char *failed;
+        int rc = rails[r].reaches ? rail_ep_try_open(e, r, NULL, 0, &failed) : 0;
+        if (rc)
+            pg_fatal("transport", "%s endpoint on rail %s: %s failed: %s (provider %s)", role,
+                     rails[r].info->domain_attr->name, failed, fi_strerror(-rc),
+                     rails[r].info->fabric_attr->prov_name);
+    }
     for (size_t i = 0; i < sizeof open_eps / sizeof *open_eps; i++)
         if (!open_eps[i]) {
             open_eps[i] = e;
@@ -465,6 +524,8 @@ static void ofi_ep_close(struct pg_net_ep *e)
         free(t);
         t = next;
     }
+    for (size_t i = 0; i < e->npeers; i++)
+        free(e->peers[i].name);
     free(e->peers);
     free(e->given_back);
     free(e);
@@ -546,6 +607,10 @@ static fi_addr_t ofi_av_insert(struct pg_net_ep *e, const void *name)
     if (p->rail < 0)
         pg_fatal("transport", "%s endpoint: a peer has no rail on the network of any of mine",
                  e->role);
+    p->home = p->rail;
+    if (!(p->name = malloc(PG_NET_ADDR_MAX)))
+        pg_fatal("transport", "out of memory for the %s endpoint's peers", e->role);
+    memcpy(p->name, name, PG_NET_ADDR_MAX);
     return (fi_addr_t)e->npeers++;
 }
 
@@ -566,6 +631,10 @@ static void progress(struct rail_ep *re)
 /* Peers moved off a rail by timeouts, with nothing received on it meanwhile, that take it
  * out. */
 #define RAIL_MOVES_OUT 3
+/* A rail taken out is tried again this long after (doubled each time it is taken out again,
+ * up to the most). */
+#define RAIL_RETRY_NS 1000000000ull
+#define RAIL_RETRY_MAX_NS 16000000000ull
 
 static void give_back(struct pg_net_ep *e, struct pg_net_event ev)
 {
@@ -609,6 +678,10 @@ static void rail_out(struct pg_net_ep *e, int r, const char *why)
         give_back(e, (struct pg_net_event){
                          .context = re->posted[i], .is_recv = 1, .buffer_done = 1, .rail = r});
     re->nposted = 0;
+    re->backoff_ns = re->backoff_ns ? 2 * re->backoff_ns : RAIL_RETRY_NS;
+    if (re->backoff_ns > RAIL_RETRY_MAX_NS)
+        re->backoff_ns = RAIL_RETRY_MAX_NS;
+    re->retry_ns = pg_now_ns() + re->backoff_ns;
     if (rails[r].reaches)
         pg_warn("%s endpoint: rail %s taken out (%s); its traffic goes on over the others", e->role,
                 rails[r].info->domain_attr->name, why);
@@ -628,8 +701,54 @@ static int link_down(const char *name)
     return (req.ifr_flags & (IFF_UP | IFF_RUNNING)) != (IFF_UP | IFF_RUNNING);
 }
 
-/* Takes out the rails whose link is down or whose sends are stuck (at most every
- * RAIL_CHECK_NS). */
+/* Rail r of e, taken out, tried again: once its link is up, reopened where its peers know it
+ * (its old address), the peers inserted again, and those whose first rail it was sent there
+ * again. If the other end is not back yet, their requests go unanswered or fail, and it is
+ * taken out again (and tried again after twice as long). */
+static void rail_back(struct pg_net_ep *e, int r, uint64_t now)
+{
+    struct rail_ep *re = &e->rail[r];
+    const char *failed;
+    if (link_down(rails[r].info->domain_attr->name)) {
+        re->retry_ns = now + RAIL_CHECK_NS;
+        return;
+    }
+    re->retry_ns = now + re->backoff_ns;
+    int rc = rail_ep_try_open(e, r, re->name, re->name_len, &failed);
+    if (rc != 0) {
+        pg_debug("%s endpoint: rail %s not reopened: %s failed: %s", e->role,
+                 rails[r].info->domain_attr->name, failed, fi_strerror(-rc));
+        return;
+    }
+    pg_debug("%s endpoint: rail %s reopened", e->role, rails[r].info->domain_attr->name);
+    for (size_t i = 0; i < e->npeers; i++)
+        e->peers[i].addr[r] = insert_on(e, r, e->peers[i].name);
+    re->moved_away = 0;
+    re->rejoining = 1;
+    /* It needs a receive buffer: one of the rail that has the most (if more than one) is
+     * cancelled, given back as used up and posted again here (the rail with the fewest). */
+    int most = -1;
+    for (int k = 0; k < nrails; k++)
+        if (k != r && e->rail[k].up && e->rail[k].nposted > 1 &&
+            (most < 0 || e->rail[k].nposted > e->rail[most].nposted))
+            most = k;
+    if (most >= 0)
+        fi_cancel(&e->rail[most].ep->fid, e->rail[most].posted[0]);
+}
+
+/* A rail reopened has its first receive buffer again: the peers whose first rail it was go
+ * back to it (not before: their replies would wait in the provider for a buffer). */
+static void rail_rejoined(struct pg_net_ep *e, int r)
+{
+    e->rail[r].rejoining = 0;
+    for (size_t i = 0; i < e->npeers; i++)
+        if (e->peers[i].home == r && e->peers[i].addr[r] != FI_ADDR_NOTAVAIL)
+            e->peers[i].rail = r;
+    pg_warn("%s endpoint: rail %s back in use", e->role, rails[r].info->domain_attr->name);
+}
+
+/* Takes out the rails whose link is down or whose sends are stuck, and tries again those
+ * taken out whose time has come (at most every RAIL_CHECK_NS). */
 static void check_rails(struct pg_net_ep *e)
 {
     uint64_t now = pg_now_ns();
@@ -638,6 +757,8 @@ static void check_rails(struct pg_net_ep *e)
     e->next_check_ns = now + RAIL_CHECK_NS;
     for (int r = 0; r < nrails; r++) {
         struct rail_ep *re = &e->rail[r];
+        if (!re->up && rails[r].reaches && re->name_len && now >= re->retry_ns)
+            rail_back(e, r, now);
         if (!re->up)
             continue;
         if (link_down(rails[r].info->domain_attr->name))
@@ -812,6 +933,8 @@ static void ofi_post_multi_recv(struct pg_net_ep *e, struct pg_net_multi_recv *m
         re->posted_cap = cap;
     }
     re->posted[re->nposted++] = m;
+    if (re->rejoining)
+        rail_rejoined(e, r);
 }
 
 static struct pg_net_mr *ofi_mr_reg(struct pg_net_ep *e, const void *buf, size_t len,
@@ -918,6 +1041,13 @@ static int convert(struct pg_net_ep *e, int r, ssize_t n, struct fi_cq_data_entr
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = {0};
         fi_cq_readerr(re->cq, &err, 0);
+        if (nrails > 1 && err.err == FI_ECANCELED && (err.flags & FI_RECV)) {
+            /* a receive buffer cancelled for a rail that rejoins (rail_back) */
+            unpost(re, err.op_context);
+            give_back(e, (struct pg_net_event){
+                             .context = err.op_context, .is_recv = 1, .buffer_done = 1, .rail = r});
+            return 0;
+        }
         const char *why = fi_cq_strerror(re->cq, err.prov_errno, err.err_data, NULL, 0);
         if (nrails == 1 || rails_up(e) == 1)
             pg_fatal("transport", "%s endpoint: operation failed: %s", e->role, why);

@@ -113,7 +113,8 @@ struct pg_net_event {
  * and every endpoint has one libfabric endpoint on each. A peer's messages take one rail
  * (peers are spread over the rails); a rail whose link is down, whose sends are stuck or that
  * fails is taken out, its sends in flight given back as done and its receive buffers as used
- * up, and the traffic goes on over the others. */
+ * up, and the traffic goes on over the others; it is tried again later, reopened at its old
+ * address once its link is up, and its peers go back to it. */
 /* The rails this process uses (1 over MPI). */
 int pg_net_rails(void);
 /* After the servers' names are exchanged (names[count], mine at self): a rail that reaches no

@@ -7,7 +7,8 @@
 #
 # With TEST_LINK_DOWN=IF the test takes that link of a node down in the middle of its traffic
 # (tests/shmem/rail_failover.c): it must pass as over healthy links, and a PE must have said
-# that the rail IF was taken out. With TEST_RAILS_PER_NODE=RAILS0:RAILS1 node i runs with
+# that the rail IF was taken out; with TEST_LINK_UP=1 too, the link comes back up and a PE
+# must have said that the rail is back in use. With TEST_RAILS_PER_NODE=RAILS0:RAILS1 node i runs with
 # PANGEA_RAILS=RAILSi (a rail list that reaches no other node: expect= checks the message).
 # The job's output and status are passed on. On one node there are no links: skipped.
 set -u
@@ -33,6 +34,10 @@ printf '%s\n' "$out"
 [ "$rc" -ne 0 ] && exit "$rc"
 if [ -n "${TEST_LINK_DOWN:-}" ] && ! grep -q "rail $TEST_LINK_DOWN taken out" <<<"$out"; then
     echo "FAIL $name: no PE took the rail $TEST_LINK_DOWN out after its link went down"
+    exit 1
+fi
+if [ -n "${TEST_LINK_UP:-}" ] && ! grep -q "rail $TEST_LINK_DOWN back in use" <<<"$out"; then
+    echo "FAIL $name: no PE used the rail $TEST_LINK_DOWN again after its link came back up"
     exit 1
 fi
 exit 0

@@ -9,6 +9,8 @@
  *  - amo: every PE does ROUNDS fetch-adds on a word of PE 0 and ROUNDS adds on a word of the
  *    last PE; the link goes down when the target PE is half-way. The old values are exactly
  *    0 .. npes*ROUNDS-1, each once, and the sum of the adds is exact.
+ * With TEST_LINK_UP too (amo), the link comes back up shortly after, and every PE then adds to a
+ * word of PE 0 for 2.5 s, while the rail is tried again and rejoins: the total is exact.
  * Without TEST_LINK_DOWN both rails stay up: the same exact results. */
 #include "check.h"
 
@@ -25,7 +27,7 @@
 #define MAX_PES 8
 
 static long landed; /* pieces PE 0 has put so far (raised after each, in order) */
-static long counter, adds;
+static long counter, adds, tail, tail_ops;
 static long fetched_all[MAX_PES * ROUNDS];
 
 static unsigned char pattern(long i)
@@ -33,13 +35,18 @@ static unsigned char pattern(long i)
     return (unsigned char)(i * 7 + (i >> 13) + 1);
 }
 
-static void link_down(const char *name)
+static void set_link(const char *name, const char *state)
 {
     char command[128];
-    snprintf(command, sizeof command, "ip link set dev %s down", name);
+    snprintf(command, sizeof command, "ip link set dev %s %s", name, state);
     CHECK(system(command) == 0, "%s failed", command);
-    printf("PE %d: link %s taken down\n", shmem_my_pe(), name);
+    printf("PE %d: link %s set %s\n", shmem_my_pe(), name, state);
     fflush(stdout);
+}
+
+static void link_down(const char *name)
+{
+    set_link(name, "down");
 }
 
 static void transfer(int target, const char *down)
@@ -89,7 +96,21 @@ static void transfer(int target, const char *down)
     shmem_free(region);
 }
 
-static void amo_storm(int target, const char *down)
+/* After the link came back up: every PE adds to a word of PE 0 for TAIL_SECONDS, while the
+ * rail is tried again and rejoins; the total is exactly the adds all PEs counted. */
+#define TAIL_SECONDS 2.5
+static void amo_tail(void)
+{
+    long mine = 0;
+    for (double end = test_now() + TAIL_SECONDS; test_now() < end; mine++)
+        shmem_long_atomic_fetch_add(&tail, 1, 0);
+    shmem_long_atomic_add(&tail_ops, mine, 0);
+    shmem_barrier_all();
+    if (shmem_my_pe() == 0)
+        CHECK(tail == tail_ops, "tail counter %ld, but the PEs did %ld adds", tail, tail_ops);
+}
+
+static void amo_storm(int target, const char *down, int up_again)
 {
     int me = shmem_my_pe(), npes = shmem_n_pes(), last = npes - 1;
     long fetched[ROUNDS];
@@ -97,6 +118,8 @@ static void amo_storm(int target, const char *down)
     for (int r = 0; r < ROUNDS; r++) {
         if (me == target && down && r == ROUNDS / 2)
             link_down(down);
+        if (me == target && down && up_again && r == ROUNDS / 2 + 100)
+            set_link(down, "up");
         fetched[r] = shmem_long_atomic_fetch_add(&counter, 1, 0);
         shmem_long_atomic_add(&adds, r + 1, last);
     }
@@ -118,6 +141,8 @@ static void amo_storm(int target, const char *down)
     if (me == last)
         CHECK(adds == (long)npes * ROUNDS * (ROUNDS + 1) / 2, "adds %ld", adds);
     shmem_barrier_all();
+    if (up_again)
+        amo_tail();
 }
 
 int main(void)
@@ -135,7 +160,7 @@ int main(void)
     /* The first PE of the second of two nodes (the PEs are placed in blocks). */
     int target = npes / 2;
     if (strcmp(which, "amo") == 0)
-        amo_storm(target, down);
+        amo_storm(target, down, getenv("TEST_LINK_UP") != NULL);
     else
         transfer(target, down);
     int rc = check_finish();
