@@ -46,6 +46,7 @@ struct rail_ep {
     size_t name_len;
     uint64_t retry_ns, backoff_ns;     /* taken out: when it is tried again, and the wait after */
     int rejoining;                     /* reopened, waiting for a receive buffer */
+    int outs;                          /* times taken out: warned the first time only */
     int wait_fd;                       /* its completion queue's, with several rails */
     uint64_t last_done_ns;             /* its latest completion */
     int moved_away;                    /* peers moved off it by timeouts since its last receive */
@@ -298,6 +299,11 @@ static int ofi_init(size_t max_message)
     }
     info = rails[0].info;
     local_mr = (info->domain_attr->mr_mode & FI_MR_LOCAL) || pg_cfg.register_local;
+    /* Registrations belong to one domain: with local buffers registered, the default is the
+     * first rail alone (as before rails); named rails are refused. */
+    char named[MAX_RAILS][RAIL_NAME_MAX];
+    for (; nrails > 1 && local_mr && !named_rails(named); nrails--)
+        fi_freeinfo(rails[nrails - 1].info);
     if (nrails > 1 && local_mr)
         pg_fatal("shmem_init",
                  "PANGEA_RAILS: %d rails (%s, %s%s), but %s; several rails need a provider "
@@ -626,6 +632,9 @@ static void progress(struct rail_ep *re)
 /* A rail with sends in flight and no completion for this long is stuck (its link is down
  * somewhere on the way: TCP keeps the data and retries for many minutes). */
 #define RAIL_STUCK_NS 1000000000ull
+/* A rail whose provider refuses new sends (FI_EAGAIN) this long is stuck too (a connection
+ * that cannot be made; a busy peer on a loaded machine takes seconds). */
+#define RAIL_REFUSING_NS 3000000000ull
 /* Links are looked at this often (while the endpoint is used). */
 #define RAIL_CHECK_NS 10000000ull
 /* Peers moved off a rail by timeouts, with nothing received on it meanwhile, that take it
@@ -682,9 +691,12 @@ static void rail_out(struct pg_net_ep *e, int r, const char *why)
     if (re->backoff_ns > RAIL_RETRY_MAX_NS)
         re->backoff_ns = RAIL_RETRY_MAX_NS;
     re->retry_ns = pg_now_ns() + re->backoff_ns;
-    if (rails[r].reaches)
+    if (rails[r].reaches && re->outs++ == 0)
         pg_warn("%s endpoint: rail %s taken out (%s); its traffic goes on over the others", e->role,
                 rails[r].info->domain_attr->name, why);
+    else if (rails[r].reaches)
+        pg_debug("%s endpoint: rail %s taken out again (%s)", e->role,
+                 rails[r].info->domain_attr->name, why);
 }
 
 /* Whether interface name is down (0 when it is up, or no interface: a domain of another
@@ -744,7 +756,27 @@ static void rail_rejoined(struct pg_net_ep *e, int r)
     for (size_t i = 0; i < e->npeers; i++)
         if (e->peers[i].home == r && e->peers[i].addr[r] != FI_ADDR_NOTAVAIL)
             e->peers[i].rail = r;
-    pg_warn("%s endpoint: rail %s back in use", e->role, rails[r].info->domain_attr->name);
+    if (e->rail[r].outs == 1)
+        pg_warn("%s endpoint: rail %s back in use", e->role, rails[r].info->domain_attr->name);
+    else
+        pg_debug("%s endpoint: rail %s back in use again", e->role,
+                 rails[r].info->domain_attr->name);
+}
+
+/* The last rail up of e, r, failed: whether another, taken out, could be reopened at once
+ * (its wait for a retry cut short) to carry the traffic instead. */
+static int spare_rail(struct pg_net_ep *e, int r)
+{
+    uint64_t now = pg_now_ns();
+    for (int k = 0; k < nrails; k++) {
+        struct rail_ep *re = &e->rail[k];
+        if (k == r || re->up || !rails[k].reaches || !re->name_len)
+            continue;
+        rail_back(e, k, now);
+        if (re->up)
+            return 1;
+    }
+    return 0;
 }
 
 /* Takes out the rails whose link is down or whose sends are stuck, and tries again those
@@ -856,7 +888,7 @@ static void sendv_rails(struct pg_net_ep *e, fi_addr_t to, const struct iovec *i
         }
         if (rc == 0)
             return;
-        if (rc != -FI_EAGAIN && rails_up(e) == 1)
+        if (rc != -FI_EAGAIN && rails_up(e) == 1 && !spare_rail(e, r))
             OFI_CHECK(rc, "fi_sendv");
         if (rc != -FI_EAGAIN) {
             rail_out(e, r, fi_strerror((int)-rc));
@@ -865,7 +897,7 @@ static void sendv_rails(struct pg_net_ep *e, fi_addr_t to, const struct iovec *i
             uint64_t now = pg_now_ns();
             if (!busy_since)
                 busy_since = now;
-            else if (now - busy_since > RAIL_STUCK_NS) {
+            else if (now - busy_since > RAIL_REFUSING_NS) {
                 rail_out(e, r, "it takes no sends");
                 busy_since = 0;
             }
@@ -1049,7 +1081,7 @@ static int convert(struct pg_net_ep *e, int r, ssize_t n, struct fi_cq_data_entr
             return 0;
         }
         const char *why = fi_cq_strerror(re->cq, err.prov_errno, err.err_data, NULL, 0);
-        if (nrails == 1 || rails_up(e) == 1)
+        if (nrails == 1 || (rails_up(e) == 1 && !spare_rail(e, r)))
             pg_fatal("transport", "%s endpoint: operation failed: %s", e->role, why);
         rail_out(e, r, why);
         return 0;
