@@ -281,5 +281,5 @@ int pg_ds_intact(const struct pg_ds_header *h, size_t len)
 
 int pg_ds_reliable(void)
 {
-    return pg_cfg.checksum || pg_cfg.test_drop_acks;
+    return pg_cfg.checksum || pg_cfg.test_drop_acks || pg_net_failover();
 }

@@ -90,6 +90,7 @@ enum memory_part { PART_POOL, PART_REPLIES, PART_TABLES, PART_SOURCES, PART_ARRI
 
 static struct {
     struct pg_net_ep *ep;
+    int rails; /* pg_net_rails: more than one, replies follow their requests' rail */
     struct pg_ds_recv_buffer *segments; /* [max_segments + lent]; data NULL when not in use */
     size_t max_segments, lend_segments, segments_in_use;
     size_t granted; /* bytes of all grants out */
@@ -476,7 +477,8 @@ static void add_segment(void)
 
 static void segment_used_up(void *context)
 {
-    if (s.segments_in_use > 2 && s.granted <= pg_ds_pool_capacity(s.segments_in_use - 1)) {
+    if (s.segments_in_use > 2 && s.granted <= pg_ds_pool_capacity(s.segments_in_use - 1) &&
+        !pg_net_multi_recv_needed(s.ep, context)) {
         pg_ds_recv_close(context);
         account(PART_POOL, -(long long)pg_ds_segment_bytes());
         set_count(&s.segments_in_use, s.segments_in_use - 1);
@@ -840,7 +842,16 @@ static int corrupt(const struct pg_ds_header *h, size_t len)
 }
 
 /* An ordered request waits for its turn in its source's stream (and is validated then). */
-static void serve(const struct pg_ds_header *h, size_t len)
+/* With several rails, replies go back by the rail the source's requests now come by: it may
+ * have left a failed one, and a rail it never used may have no connection to it yet. */
+static void route_back(const struct pg_ds_header *h, size_t len, int rail)
+{
+    if (s.rails > 1 && len >= sizeof *h && h->source < (uint32_t)pg_world.npes &&
+        s.sources[h->source] && s.sources[h->source]->addr != FI_ADDR_NOTAVAIL)
+        pg_net_route(s.ep, s.sources[h->source]->addr, rail);
+}
+
+static void serve(const struct pg_ds_header *h, size_t len, int rail)
 {
     if (len >= sizeof *h)
         h = pg_ds_aligned(&s.bounce, h, len);
@@ -848,11 +859,13 @@ static void serve(const struct pg_ds_header *h, size_t len)
         return;
     if (foreign(h, len))
         return;
+    route_back(h, len, rail);
     if (len < sizeof *h || !(h->flags & PG_DS_ORDERED) || h->source >= (uint32_t)pg_world.npes) {
         execute(h, len);
         return;
     }
     int status = ds_stream_deliver(&source(h->source)->stream, h, len, execute);
+    route_back(h, len, rail); /* a HELLO served made its source's address known */
     if (status == PG_DS_BAD_ORDER && pg_ds_reliable())
         answer_again(h, len);
     else if (status != PG_DS_OK)
@@ -871,7 +884,7 @@ static void serve_arrivals(void)
         for (int i = 0; i < ACK_BATCH && s.arrivals.count; i++) {
             struct pg_net_event e = arrival_pop();
             if (e.len)
-                serve(e.buf, e.len);
+                serve(e.buf, e.len, e.rail);
             if (e.buffer_done)
                 segment_used_up(e.context);
         }
@@ -1038,6 +1051,7 @@ struct pg_net_ep *pg_ds_server_ep(void)
 void pg_ds_server_start(void)
 {
     s.stopping = 0;
+    s.rails = pg_net_rails();
     /* A launcher that binds each PE to a core would bind the server to its host PE's core,
      * where it could run only when that PE waits: the server runs near the NIC on a core no PE
      * is bound to (pg_topo_server_cpus), or, when hwloc cannot tell, on any core (the kernel

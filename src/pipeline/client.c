@@ -497,6 +497,7 @@ static void retransmit(int node, struct sent *r)
     h->attempt = ++r->attempt;
     if (pg_cfg.checksum)
         pg_ds_seal(h, r->wire);
+    pg_net_reroute(c.ep, path_to(node)); /* maybe its rail failed: try another */
     b->busy = 1;
     r->sent_ns = pg_now_ns();
     c.retransmissions++;
@@ -550,7 +551,9 @@ static void progress_for(int wait_ms)
         }
         const struct pg_ds_header *h =
             e->len >= sizeof *h ? pg_ds_aligned(&c.bounce, e->buf, e->len) : NULL;
-        if (pg_cfg.checksum && (!h || !pg_ds_intact(h, e->len)))
+        if (!e->len)
+            ; /* a buffer given back by a rail taken out */
+        else if (pg_cfg.checksum && (!h || !pg_ds_intact(h, e->len)))
             c.corrupt++; /* dropped: the request goes again when its time is up */
         else if (h && pg_ds_message_key(h) == pg_world.job_key)
             handle_reply(h, e->len);

@@ -71,6 +71,13 @@ static void open_endpoints(void)
         pg_fatal("shmem_init", "out of memory for the servers' addresses");
     pg_boot_leaders_allgather(mine, names, sizeof mine);
     pg_phase_end(PG_PHASE_ADDRESS_EXCHANGE);
+    pg_net_check_reach((const char(*)[PG_NET_ADDR_MAX])names, pg_world.nnodes, pg_world.node);
+    /* A rail can fail only where requests are kept until done: with several rails anywhere,
+     * every PE keeps them (a server answers a repeated fetch-add from its kept reply only
+     * with retransmission on). */
+    long long rails = pg_net_rails(), fewest, most;
+    pg_boot_minmax(&rails, &fewest, &most, 1);
+    pg_net_set_failover(most > 1);
     pipe_client_open((const char(*)[PG_NET_ADDR_MAX])names,
                      (size_t)((char *)my_regions - pg_segments[PG_SEG_HEAP].base));
     free(names);

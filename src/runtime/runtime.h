@@ -49,6 +49,8 @@
       "Seconds a PE waits, nothing in flight, before the hang watch counts it (0: off)")    \
     X(transport, TRANSPORT, "PANGEA_TRANSPORT", "ofi", NETWORK,                             \
       "What carries traffic between nodes: ofi (libfabric) or mpi (MPI messages)")          \
+    X(rails, TEXT, "PANGEA_RAILS", "", NETWORK,                                             \
+      "Interfaces (or libfabric domains) used between nodes, comma-separated (empty: all)") \
     X(mpi_credits, INT, "PANGEA_MPI_CREDITS", "16", NETWORK,                                \
       "Over PANGEA_TRANSPORT=mpi, most messages a sender keeps in flight to one peer")      \
     X(pipeline_buffers, INT, "PANGEA_PIPELINE_BUFFERS", "16", NETWORK,                      \

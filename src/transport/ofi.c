@@ -8,16 +8,74 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <net/if.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
-struct pg_net_ep {
+/* Several rails (docs/reliability.md, "Rails"): a process opens one fabric per interface (or
+ * domain) of the provider; each endpoint opens one domain, endpoint, completion queue and
+ * address vector on each. With one rail an endpoint is what it always was and its calls take
+ * the same path; with more, every call goes through the rails' choice and health below. */
+#define MAX_RAILS 4
+
+struct rail {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    uint32_t network; /* a hash of its fabric's name: rails of two nodes on the same one meet */
+    int reaches;      /* reaches another node (pg_net_check_reach) */
+};
+
+/* A send in flight on one rail of a several-rail endpoint, so that a rail taken out can give
+ * its sends back to the caller as done (their requests go again on another rail). */
+struct tracked_send {
+    struct fi_context ctx; /* first: the provider's completion points here */
+    void *context;         /* the caller's */
+    struct tracked_send *prev, *next;
+};
+
+struct rail_ep {
     struct fid_domain *domain; /* its own: see pg_net_ep_open */
     struct fid_ep *ep;
     struct fid_cq *cq;
     struct fid_av *av;
+    int up;                     /* not taken out */
+    char name[PG_NET_ADDR_MAX]; /* its address, where it is reopened */
+    size_t name_len;
+    uint64_t retry_ns, backoff_ns;     /* taken out: when it is tried again, and the wait after */
+    int rejoining;                     /* reopened, waiting for a receive buffer */
+    int outs;                          /* times taken out: warned the first time only */
+    int wait_fd;                       /* its completion queue's, with several rails */
+    uint64_t last_done_ns;             /* its latest completion */
+    int moved_away;                    /* peers moved off it by timeouts since its last receive */
+    struct tracked_send sends;         /* in flight (a ring around this sentinel) */
+    struct pg_net_multi_recv **posted; /* its receive buffers */
+    int nposted, posted_cap;
+};
+
+/* A peer of a several-rail endpoint (its fi_addr_t is the index): its address on each rail
+ * (FI_ADDR_NOTAVAIL where it has no rail on that network) and the rail its messages take. */
+struct peer {
+    fi_addr_t addr[MAX_RAILS];
+    int rail;
+    int home;            /* its first rail, where it goes back when that rail comes back */
+    unsigned char *name; /* [PG_NET_ADDR_MAX], to insert it again on a rail reopened */
+};
+
+struct pg_net_ep {
+    struct rail_ep rail[MAX_RAILS];
     const char *role;
     size_t max_message; /* FI_OPT_MIN_MULTI_RECV */
+    /* With several rails: */
+    struct peer *peers;
+    size_t npeers, peers_cap;
+    struct tracked_send *spare;      /* tracked sends to reuse */
+    struct pg_net_event *given_back; /* completions of a rail taken out, not yet polled */
+    int ngiven_back, given_back_cap;
+    int next_rail;          /* where the next poll starts */
+    uint64_t next_check_ns; /* when the links are next looked at */
 };
 
 struct pg_net_mr {
@@ -25,10 +83,15 @@ struct pg_net_mr {
     uint64_t remote_base; /* what a remote access names byte 0 of the region by */
 };
 
-static struct fi_info *info;
+static struct rail rails[MAX_RAILS];
+static int nrails;
+static struct fi_info *info; /* rail 0's */
 static struct fid_fabric *fabric;
 static int rma;      /* the provider does RMA reads and writes */
 static int local_mr; /* local buffers must be registered (FI_MR_LOCAL, or forced) */
+static int failover; /* some node of the job has several rails: requests are kept until done */
+/* The endpoints open, so that rails found to reach no other node are closed on each. */
+static struct pg_net_ep *open_eps[4];
 
 #define OFI_CHECK(call, what)                                                             \
     do {                                                                                  \
@@ -64,18 +127,83 @@ static int reaches_other_nodes(const struct fi_info *fi)
     (FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED | FI_MR_ENDPOINT)
 #define RMA_CAPS (FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE)
 
-/* The first provider offering caps that reaches other nodes (any, under FI_PROVIDER); NULL
- * when none, with the name of an on-node-only provider found, if any, in on_node_only.
+/* PANGEA_RAILS, split at commas: the names (at most MAX_RAILS) into names[], their count
+ * returned; 0 when unset. */
+#define RAIL_NAME_MAX 64
+static int named_rails(char names[MAX_RAILS][RAIL_NAME_MAX])
+{
+    const char *list = pg_cfg_text(pg_cfg.rails);
+    int n = 0;
+    for (const char *at = list; at && *at;) {
+        size_t len = strcspn(at, ", ");
+        if (len) {
+            if (n == MAX_RAILS)
+                pg_fatal("shmem_init", "PANGEA_RAILS names more than %d rails: %s", MAX_RAILS,
+                         list);
+            if (len >= RAIL_NAME_MAX)
+                pg_fatal("shmem_init", "PANGEA_RAILS: the rail name '%.*s' is too long", (int)len,
+                         at);
+            snprintf(names[n], RAIL_NAME_MAX, "%.*s", (int)len, at);
+            for (int i = 0; i < n; i++)
+                if (strcmp(names[i], names[n]) == 0)
+                    pg_fatal("shmem_init", "PANGEA_RAILS names the rail %s twice", names[n]);
+            n++;
+        }
+        at += len + (at[len] != 0);
+    }
+    return n;
+}
+
+/* The domains of list's providers that reach other nodes, each once, for a message:
+ * "eth0 (tcp;ofi_rxm), eth0 (net)". */
+static void offered(const struct fi_info *list, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (const struct fi_info *fi = list; fi && used < size; fi = fi->next) {
+        char one[160];
+        if (!reaches_other_nodes(fi) || !fi->domain_attr->name)
+            continue;
+        snprintf(one, sizeof one, "%s (%s)", fi->domain_attr->name, fi->fabric_attr->prov_name);
+        if (!strstr(out, one))
+            used += (size_t)snprintf(out + used, size - used, "%s%s", used ? ", " : "", one);
+    }
+}
+
+static int taken(const struct fi_info *fi, int found)
+{
+    for (int i = 0; i < found; i++)
+        if (same_interface(rails[i].info, fi))
+            return 1;
+    return 0;
+}
+
+static uint32_t network_of(const struct fi_info *fi)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const char *c = fi->fabric_attr->name ? fi->fabric_attr->name : ""; *c; c++)
+        h = (h ^ (uint8_t)*c) * 16777619u;
+    return h;
+}
+
+/* Finds the rails: the provider is the first offering caps that reaches other nodes (any,
+ * under FI_PROVIDER) and, under PANGEA_RAILS, offers the first rail named; its rails are the
+ * named ones (an unknown name stops init) or, by default, every interface (domain) it offers
+ * that reaches other nodes. Returns how many, 0 when no provider fits (with the name of an
+ * on-node-only provider found, if any, in on_node_only, or under PANGEA_RAILS the rails that
+ * are offered in unknown).
  * One exception to libfabric's order: net on the same interface (fabric and domain), offered
  * after tcp;ofi_rxm, is taken instead. It is libfabric 1.17's successor of that pair (1.18
  * ships it as tcp): RDM over the same sockets without the rxm layer. Across 2 emulated nodes
  * its fetch-add took 14.5-17.6 us against 19.8-20.9 us
  * (perf/results/providers-2nodes-session7.txt). */
-static struct fi_info *find_provider(uint64_t caps, char on_node_only[64])
+static int find_rails(uint64_t caps, char on_node_only[64], char unknown[512])
 {
-    struct fi_info *hints = fi_allocinfo(), *list = NULL, *chosen = NULL;
+    char names[MAX_RAILS][RAIL_NAME_MAX];
+    int nnamed = named_rails(names);
+    struct fi_info *hints = fi_allocinfo(), *list = NULL;
     if (!hints)
-        return NULL;
+        return 0;
     hints->ep_attr->type = FI_EP_RDM;
     hints->caps = caps;
     hints->mode = FI_CONTEXT;
@@ -84,10 +212,13 @@ static struct fi_info *find_provider(uint64_t caps, char on_node_only[64])
     hints->rx_attr->msg_order = FI_ORDER_SAS;
     hints->domain_attr->threading = FI_THREAD_SAFE;
     hints->domain_attr->mr_mode = SUPPORTED_MR_MODES;
+    int found = 0;
     if (fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list) == 0) {
         const struct fi_info *best = NULL;
         for (const struct fi_info *fi = list; fi; fi = fi->next) {
             if (!reaches_other_nodes(fi) && !getenv("FI_PROVIDER"))
+                continue;
+            if (nnamed && !(fi->domain_attr->name && !strcmp(fi->domain_attr->name, names[0])))
                 continue;
             if (!best)
                 best = fi;
@@ -95,14 +226,35 @@ static struct fi_info *find_provider(uint64_t caps, char on_node_only[64])
                      same_interface(best, fi))
                 best = fi;
         }
-        if (best)
-            chosen = fi_dupinfo(best);
-        else
+        if (best) {
+            const char *prov = best->fabric_attr->prov_name;
+            rails[found++].info = fi_dupinfo(best);
+            for (int i = 1; i < nnamed; i++) {
+                const struct fi_info *rail = list;
+                while (rail && !(is_provider(rail, prov) && rail->domain_attr->name &&
+                                 strcmp(rail->domain_attr->name, names[i]) == 0))
+                    rail = rail->next;
+                if (!rail) {
+                    offered(list, unknown, 512);
+                    pg_fatal("shmem_init",
+                             "PANGEA_RAILS names the rail %s, which provider %s does not offer "
+                             "here (offered: %s)",
+                             names[i], prov, unknown);
+                }
+                rails[found++].info = fi_dupinfo(rail);
+            }
+            for (const struct fi_info *fi = list; !nnamed && fi && found < MAX_RAILS; fi = fi->next)
+                if (is_provider(fi, prov) && reaches_other_nodes(fi) && !taken(fi, found))
+                    rails[found++].info = fi_dupinfo(fi);
+        } else if (nnamed) {
+            offered(list, unknown, 512);
+        } else {
             snprintf(on_node_only, 64, "%s", list->fabric_attr->prov_name);
+        }
     }
     fi_freeinfo(hints);
     fi_freeinfo(list);
-    return chosen;
+    return found;
 }
 
 /* ofi_rxm sends messages above its eager limit (16 KiB by default) by segmentation or
@@ -123,12 +275,18 @@ static void rxm_eager_up_to(size_t max_message)
 static int ofi_init(size_t max_message)
 {
     rxm_eager_up_to(max_message);
-    char on_node_only[64] = "";
-    info = find_provider(FI_MSG | FI_MULTI_RECV | RMA_CAPS, on_node_only);
-    rma = info != NULL;
-    if (!info)
-        info = find_provider(FI_MSG | FI_MULTI_RECV, on_node_only);
-    if (!info) {
+    char on_node_only[64] = "", unknown[512] = "";
+    nrails = find_rails(FI_MSG | FI_MULTI_RECV | RMA_CAPS, on_node_only, unknown);
+    rma = nrails > 0;
+    if (!nrails)
+        nrails = find_rails(FI_MSG | FI_MULTI_RECV, on_node_only, unknown);
+    if (!nrails) {
+        char names[MAX_RAILS][RAIL_NAME_MAX];
+        if (named_rails(names))
+            pg_fatal("shmem_init",
+                     "PANGEA_RAILS names the rail %s, which no provider that reaches other "
+                     "nodes offers here (offered: %s)",
+                     names[0], unknown[0] ? unknown : "none");
         if (on_node_only[0])
             fprintf(stderr,
                     "pangea: shmem_init: libfabric offers only on-node providers here "
@@ -139,19 +297,46 @@ static int ofi_init(size_t max_message)
                             "messages; check FI_PROVIDER\n");
         return -1;
     }
+    info = rails[0].info;
     local_mr = (info->domain_attr->mr_mode & FI_MR_LOCAL) || pg_cfg.register_local;
-    OFI_CHECK(fi_fabric(info->fabric_attr, &fabric, NULL), "fi_fabric");
+    /* Registrations belong to one domain: with local buffers registered, the default is the
+     * first rail alone (as before rails); named rails are refused. */
+    char named[MAX_RAILS][RAIL_NAME_MAX];
+    for (; nrails > 1 && local_mr && !named_rails(named); nrails--)
+        fi_freeinfo(rails[nrails - 1].info);
+    if (nrails > 1 && local_mr)
+        pg_fatal("shmem_init",
+                 "PANGEA_RAILS: %d rails (%s, %s%s), but %s; several rails need a provider "
+                 "that does not: name one rail",
+                 nrails, rails[0].info->domain_attr->name, rails[1].info->domain_attr->name,
+                 nrails > 2 ? ", ..." : "",
+                 pg_cfg.register_local ? "PANGEA_REGISTER_LOCAL registers local buffers"
+                                       : "the provider needs local buffers registered");
+    for (int r = 0; r < nrails; r++) {
+        OFI_CHECK(fi_fabric(rails[r].info->fabric_attr, &rails[r].fabric, NULL), "fi_fabric");
+        rails[r].network = network_of(rails[r].info);
+        rails[r].reaches = 1;
+    }
+    fabric = rails[0].fabric;
+    /* Direct RMA names a registration of one domain: with several rails, every transfer is a
+     * request (docs/reliability.md, "Rails"). */
+    if (nrails > 1)
+        rma = 0;
     return 0;
 }
 
 static void ofi_fini(void)
 {
-    if (fabric)
-        fi_close(&fabric->fid);
-    fi_freeinfo(info);
+    for (int r = 0; r < nrails; r++) {
+        if (rails[r].fabric)
+            fi_close(&rails[r].fabric->fid);
+        fi_freeinfo(rails[r].info);
+        rails[r] = (struct rail){0};
+    }
+    nrails = 0;
     fabric = NULL;
     info = NULL;
-    rma = local_mr = 0;
+    rma = local_mr = failover = 0;
 }
 
 static int ofi_has_rma(void)
@@ -172,6 +357,13 @@ static void ofi_describe(FILE *out)
     }
     fprintf(out, "  ofi   provider %s, fabric %s, domain %s\n", info->fabric_attr->prov_name,
             info->fabric_attr->name, info->domain_attr->name);
+    if (nrails > 1) {
+        fprintf(out, "        rails");
+        for (int r = 0; r < nrails; r++)
+            fprintf(out, "%s %s (%s%s)", r ? "," : "", rails[r].info->domain_attr->name,
+                    rails[r].info->fabric_attr->name, rails[r].reaches ? "" : ", reaches no node");
+        fprintf(out, "; failover %s\n", failover ? "on (retransmission)" : "off");
+    }
     fprintf(out, "        caps %s\n", fi_tostr(&info->caps, FI_TYPE_CAPS));
     /* fi_tostr returns one static buffer: one call per statement. */
     fprintf(out, "        mr_mode [%s]", fi_tostr(&info->domain_attr->mr_mode, FI_TYPE_MR_MODE));
@@ -209,6 +401,89 @@ static size_t ofi_max_msg(void)
     return info->ep_attr->max_msg_size;
 }
 
+static void rail_ep_close(struct rail_ep *re)
+{
+    if (re->ep)
+        fi_close(&re->ep->fid);
+    if (re->av)
+        fi_close(&re->av->fid);
+    if (re->cq)
+        fi_close(&re->cq->fid);
+    if (re->domain)
+        fi_close(&re->domain->fid);
+    re->ep = NULL;
+    re->av = NULL;
+    re->cq = NULL;
+    re->domain = NULL;
+    re->up = 0;
+}
+
+#define TRY(call, name)     \
+    do {                    \
+        rc = (int)(call);   \
+        if (rc < 0) {       \
+            *failed = name; \
+            goto fail;      \
+        }                   \
+    } while (0)
+
+/* Opens rail r of e, bound to the address bind_to (bind_len bytes) when one is given: a rail
+ * taken out is reopened where the peers know it. 0, or the libfabric error with the call that
+ * failed in *failed. */
+static int rail_ep_try_open(struct pg_net_ep *e, int r, const void *bind_to, size_t bind_len,
+                            const char **failed)
+{
+    struct rail_ep *re = &e->rail[r];
+    struct fi_info *ri = fi_dupinfo(rails[r].info);
+    int rc = -FI_ENOMEM;
+    *failed = "fi_dupinfo";
+    if (!ri)
+        return rc;
+    if (bind_to) {
+        void *addr = malloc(bind_len);
+        if (!addr)
+            goto fail;
+        memcpy(addr, bind_to, bind_len);
+        free(ri->src_addr);
+        ri->src_addr = addr;
+        ri->src_addrlen = bind_len;
+    }
+    /* Several rails are waited on together, through their queues' file descriptors. */
+    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA,
+                                 .wait_obj = nrails > 1 ? FI_WAIT_FD : FI_WAIT_UNSPEC,
+                                 .size = 1024};
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE};
+    /* A domain per endpoint: providers progress and lock per domain, so the data server's
+     * waits would otherwise take its process's PE's completions and contend for its lock. */
+    TRY(fi_domain(rails[r].fabric, ri, &re->domain, NULL), "fi_domain");
+    TRY(fi_endpoint(re->domain, ri, &re->ep, NULL), "fi_endpoint");
+    TRY(fi_cq_open(re->domain, &cq_attr, &re->cq, NULL), "fi_cq_open");
+    TRY(fi_av_open(re->domain, &av_attr, &re->av, NULL), "fi_av_open");
+    TRY(fi_ep_bind(re->ep, &re->cq->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind(cq)");
+    TRY(fi_ep_bind(re->ep, &re->av->fid, 0), "fi_ep_bind(av)");
+    /* A multi-receive buffer is retired once less than one whole message fits in it. */
+    TRY(fi_setopt(&re->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &e->max_message,
+                  sizeof e->max_message),
+        "fi_setopt(FI_OPT_MIN_MULTI_RECV)");
+    TRY(fi_enable(re->ep), "fi_enable");
+    if (nrails > 1)
+        TRY(fi_control(&re->cq->fid, FI_GETWAIT, &re->wait_fd),
+            "fi_control(FI_GETWAIT): a file descriptor to wait on several rails");
+    re->name_len = sizeof re->name;
+    TRY(fi_getname(&re->ep->fid, re->name, &re->name_len), "fi_getname");
+    fi_freeinfo(ri);
+    re->up = 1;
+    re->last_done_ns = pg_now_ns();
+    re->sends.prev = re->sends.next = &re->sends;
+    return 0;
+fail:
+    rail_ep_close(re);
+    fi_freeinfo(ri);
+    return rc;
+}
+
+#undef TRY
+
 static struct pg_net_ep *ofi_ep_open(const char *role, size_t max_message)
 {
     struct pg_net_ep *e = calloc(1, sizeof *e);
@@ -216,22 +491,19 @@ static struct pg_net_ep *ofi_ep_open(const char *role, size_t max_message)
         pg_fatal("transport", "out of memory");
     e->role = role;
     e->max_message = max_message;
-    struct fi_cq_attr cq_attr = {
-        .format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_UNSPEC, .size = 1024};
-    struct fi_av_attr av_attr = {.type = FI_AV_TABLE};
-    /* A domain per endpoint: providers progress and lock per domain, so the data server's
-     * waits would otherwise take its process's PE's completions and contend for its lock. */
-    OFI_CHECK(fi_domain(fabric, info, &e->domain, NULL), "fi_domain");
-    OFI_CHECK(fi_endpoint(e->domain, info, &e->ep, NULL), "fi_endpoint");
-    OFI_CHECK(fi_cq_open(e->domain, &cq_attr, &e->cq, NULL), "fi_cq_open");
-    OFI_CHECK(fi_av_open(e->domain, &av_attr, &e->av, NULL), "fi_av_open");
-    OFI_CHECK(fi_ep_bind(e->ep, &e->cq->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind(cq)");
-    OFI_CHECK(fi_ep_bind(e->ep, &e->av->fid, 0), "fi_ep_bind(av)");
-    /* A multi-receive buffer is retired once less than one whole message fits in it. */
-    OFI_CHECK(fi_setopt(&e->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &max_message,
-                        sizeof max_message),
-              "fi_setopt(FI_OPT_MIN_MULTI_RECV)");
-    OFI_CHECK(fi_enable(e->ep), "fi_enable");
+    for (int r = 0; r < nrails; r++) {
+        const char *failed;
+        int rc = rails[r].reaches ? rail_ep_try_open(e, r, NULL, 0, &failed) : 0;
+        if (rc)
+            pg_fatal("transport", "%s endpoint on rail %s: %s failed: %s (provider %s)", role,
+                     rails[r].info->domain_attr->name, failed, fi_strerror(-rc),
+                     rails[r].info->fabric_attr->prov_name);
+    }
+    for (size_t i = 0; i < sizeof open_eps / sizeof *open_eps; i++)
+        if (!open_eps[i]) {
+            open_eps[i] = e;
+            break;
+        }
     return e;
 }
 
@@ -239,34 +511,399 @@ static void ofi_ep_close(struct pg_net_ep *e)
 {
     if (!e)
         return;
-    fi_close(&e->ep->fid);
-    fi_close(&e->av->fid);
-    fi_close(&e->cq->fid);
-    fi_close(&e->domain->fid);
+    for (size_t i = 0; i < sizeof open_eps / sizeof *open_eps; i++)
+        if (open_eps[i] == e)
+            open_eps[i] = NULL;
+    for (int r = 0; r < nrails; r++) {
+        struct rail_ep *re = &e->rail[r];
+        if (re->up)
+            rail_ep_close(re);
+        for (struct tracked_send *t = re->sends.next; t && t != &re->sends;) {
+            struct tracked_send *next = t->next;
+            free(t);
+            t = next;
+        }
+        free(re->posted);
+    }
+    for (struct tracked_send *t = e->spare; t;) {
+        struct tracked_send *next = t->next;
+        free(t);
+        t = next;
+    }
+    for (size_t i = 0; i < e->npeers; i++)
+        free(e->peers[i].name);
+    free(e->peers);
+    free(e->given_back);
     free(e);
 }
 
+/* An endpoint's name: its rail count, then for each rail the hash of its network, the length
+ * of its address and the address (a peer pairs each of its rails with the one on its own
+ * network). */
 static size_t ofi_ep_name(struct pg_net_ep *e, void *addr)
 {
-    size_t len = PG_NET_ADDR_MAX;
-    if (fi_getname(&e->ep->fid, addr, &len) != 0)
-        return 0;
-    return len;
+    unsigned char *out = addr;
+    size_t used = 1;
+    out[0] = 0;
+    for (int r = 0; r < nrails; r++) {
+        if (!e->rail[r].up)
+            continue;
+        size_t len = PG_NET_ADDR_MAX - used - 5;
+        if (used + 5 >= PG_NET_ADDR_MAX || fi_getname(&e->rail[r].ep->fid, out + used + 5, &len))
+            return 0;
+        memcpy(out + used, &rails[r].network, 4);
+        out[used + 4] = (unsigned char)len;
+        used += 5 + len;
+        out[0]++;
+    }
+    return used;
 }
 
-static fi_addr_t ofi_av_insert(struct pg_net_ep *e, const void *addr)
+/* The address in a peer's name of its rail on network, NULL when it has none there. */
+static const void *rail_address(const void *name, uint32_t network)
 {
-    fi_addr_t fa = FI_ADDR_UNSPEC;
-    if (fi_av_insert(e->av, addr, 1, &fa, 0, NULL) != 1)
+    const unsigned char *in = name;
+    size_t at = 1;
+    for (int i = 0; i < in[0] && at + 5 <= PG_NET_ADDR_MAX; i++) {
+        uint32_t theirs;
+        memcpy(&theirs, in + at, 4);
+        if (theirs == network)
+            return in + at + 5;
+        at += 5 + in[at + 4];
+    }
+    return NULL;
+}
+
+static fi_addr_t insert_on(struct pg_net_ep *e, int r, const void *name)
+{
+    const void *addr = rail_address(name, rails[r].network);
+    fi_addr_t fa = FI_ADDR_NOTAVAIL;
+    if (addr && fi_av_insert(e->rail[r].av, addr, 1, &fa, 0, NULL) != 1)
         pg_fatal("transport", "fi_av_insert failed on the %s endpoint", e->role);
     return fa;
 }
 
+/* One rail: the peer's address there. Several: the peer's index in e->peers. */
+static fi_addr_t ofi_av_insert(struct pg_net_ep *e, const void *name)
+{
+    if (nrails == 1) {
+        fi_addr_t fa = insert_on(e, 0, name);
+        if (fa == FI_ADDR_NOTAVAIL)
+            pg_fatal("transport", "%s endpoint: a peer has no rail on the network of %s", e->role,
+                     rails[0].info->domain_attr->name);
+        return fa;
+    }
+    if (e->npeers == e->peers_cap) {
+        size_t cap = e->peers_cap ? 2 * e->peers_cap : 16;
+        struct peer *grown = realloc(e->peers, cap * sizeof *grown);
+        if (!grown)
+            pg_fatal("transport", "out of memory for the %s endpoint's peers", e->role);
+        e->peers = grown;
+        e->peers_cap = cap;
+    }
+    struct peer *p = &e->peers[e->npeers];
+    p->rail = -1;
+    /* Small requests spread over the rails by peer: the first rail tried is the next one. */
+    for (int k = 0; k < nrails; k++) {
+        int r = (int)((e->npeers + (size_t)k) % (size_t)nrails);
+        p->addr[r] = e->rail[r].up ? insert_on(e, r, name) : FI_ADDR_NOTAVAIL;
+        if (p->rail < 0 && p->addr[r] != FI_ADDR_NOTAVAIL)
+            p->rail = r;
+    }
+    if (p->rail < 0)
+        pg_fatal("transport", "%s endpoint: a peer has no rail on the network of any of mine",
+                 e->role);
+    p->home = p->rail;
+    if (!(p->name = malloc(PG_NET_ADDR_MAX)))
+        pg_fatal("transport", "out of memory for the %s endpoint's peers", e->role);
+    memcpy(p->name, name, PG_NET_ADDR_MAX);
+    return (fi_addr_t)e->npeers++;
+}
+
 /* Progress for a busy provider: reading the CQ drives a manual-progress provider. Completions
  * found meanwhile are not lost: the caller's next poll sees them, as we only peek here. */
-static void progress(struct pg_net_ep *e)
+static void progress(struct rail_ep *re)
 {
-    fi_cq_read(e->cq, NULL, 0);
+    fi_cq_read(re->cq, NULL, 0);
+}
+
+/* ---- Several rails: health, choice, completions given back ------------------------------ */
+
+/* A rail with sends in flight and no completion for this long is stuck (its link is down
+ * somewhere on the way: TCP keeps the data and retries for many minutes). */
+#define RAIL_STUCK_NS 1000000000ull
+/* A rail whose provider refuses new sends (FI_EAGAIN) this long is stuck too (a connection
+ * that cannot be made; a busy peer on a loaded machine takes seconds). */
+#define RAIL_REFUSING_NS 3000000000ull
+/* Links are looked at this often (while the endpoint is used). */
+#define RAIL_CHECK_NS 10000000ull
+/* Peers moved off a rail by timeouts, with nothing received on it meanwhile, that take it
+ * out. */
+#define RAIL_MOVES_OUT 3
+/* A rail taken out is tried again this long after (doubled each time it is taken out again,
+ * up to the most). */
+#define RAIL_RETRY_NS 1000000000ull
+#define RAIL_RETRY_MAX_NS 16000000000ull
+
+static void give_back(struct pg_net_ep *e, struct pg_net_event ev)
+{
+    if (e->ngiven_back == e->given_back_cap) {
+        int cap = e->given_back_cap ? 2 * e->given_back_cap : 64;
+        struct pg_net_event *grown = realloc(e->given_back, (size_t)cap * sizeof *grown);
+        if (!grown)
+            pg_fatal("transport", "out of memory for a rail's completions");
+        e->given_back = grown;
+        e->given_back_cap = cap;
+    }
+    e->given_back[e->ngiven_back++] = ev;
+}
+
+static int rails_up(const struct pg_net_ep *e)
+{
+    int n = 0;
+    for (int r = 0; r < nrails; r++)
+        n += e->rail[r].up;
+    return n;
+}
+
+/* Takes rail r of e out, unless it is the last: closed, its sends in flight given back as
+ * done (each request goes again, on another rail, when its time is up), its receive buffers
+ * as used up (the caller posts them again, on the other rails). */
+static void rail_out(struct pg_net_ep *e, int r, const char *why)
+{
+    struct rail_ep *re = &e->rail[r];
+    if (!re->up || rails_up(e) == 1)
+        return;
+    rail_ep_close(re);
+    for (struct tracked_send *t = re->sends.next; t != &re->sends;) {
+        struct tracked_send *next = t->next;
+        give_back(e, (struct pg_net_event){.context = t->context});
+        t->next = e->spare;
+        e->spare = t;
+        t = next;
+    }
+    re->sends.prev = re->sends.next = &re->sends;
+    for (int i = 0; i < re->nposted; i++)
+        give_back(e, (struct pg_net_event){
+                         .context = re->posted[i], .is_recv = 1, .buffer_done = 1, .rail = r});
+    re->nposted = 0;
+    re->backoff_ns = re->backoff_ns ? 2 * re->backoff_ns : RAIL_RETRY_NS;
+    if (re->backoff_ns > RAIL_RETRY_MAX_NS)
+        re->backoff_ns = RAIL_RETRY_MAX_NS;
+    re->retry_ns = pg_now_ns() + re->backoff_ns;
+    if (rails[r].reaches && re->outs++ == 0)
+        pg_warn("%s endpoint: rail %s taken out (%s); its traffic goes on over the others", e->role,
+                rails[r].info->domain_attr->name, why);
+    else if (rails[r].reaches)
+        pg_debug("%s endpoint: rail %s taken out again (%s)", e->role,
+                 rails[r].info->domain_attr->name, why);
+}
+
+/* Whether interface name is down (0 when it is up, or no interface: a domain of another
+ * kind). */
+static int link_down(const char *name)
+{
+    static int sock = -1;
+    if (sock < 0 && (sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+        return 0;
+    struct ifreq req = {0};
+    snprintf(req.ifr_name, sizeof req.ifr_name, "%s", name);
+    if (ioctl(sock, SIOCGIFFLAGS, &req) != 0)
+        return 0;
+    return (req.ifr_flags & (IFF_UP | IFF_RUNNING)) != (IFF_UP | IFF_RUNNING);
+}
+
+/* Rail r of e, taken out, tried again: once its link is up, reopened where its peers know it
+ * (its old address), the peers inserted again, and those whose first rail it was sent there
+ * again. If the other end is not back yet, their requests go unanswered or fail, and it is
+ * taken out again (and tried again after twice as long). */
+static void rail_back(struct pg_net_ep *e, int r, uint64_t now)
+{
+    struct rail_ep *re = &e->rail[r];
+    const char *failed;
+    if (link_down(rails[r].info->domain_attr->name)) {
+        re->retry_ns = now + RAIL_CHECK_NS;
+        return;
+    }
+    re->retry_ns = now + re->backoff_ns;
+    int rc = rail_ep_try_open(e, r, re->name, re->name_len, &failed);
+    if (rc != 0) {
+        pg_debug("%s endpoint: rail %s not reopened: %s failed: %s", e->role,
+                 rails[r].info->domain_attr->name, failed, fi_strerror(-rc));
+        return;
+    }
+    pg_debug("%s endpoint: rail %s reopened", e->role, rails[r].info->domain_attr->name);
+    for (size_t i = 0; i < e->npeers; i++)
+        e->peers[i].addr[r] = insert_on(e, r, e->peers[i].name);
+    re->moved_away = 0;
+    re->rejoining = 1;
+    /* It needs a receive buffer: one of the rail that has the most (if more than one) is
+     * cancelled, given back as used up and posted again here (the rail with the fewest). */
+    int most = -1;
+    for (int k = 0; k < nrails; k++)
+        if (k != r && e->rail[k].up && e->rail[k].nposted > 1 &&
+            (most < 0 || e->rail[k].nposted > e->rail[most].nposted))
+            most = k;
+    if (most >= 0)
+        fi_cancel(&e->rail[most].ep->fid, e->rail[most].posted[0]);
+}
+
+/* A rail reopened has its first receive buffer again: the peers whose first rail it was go
+ * back to it (not before: their replies would wait in the provider for a buffer). */
+static void rail_rejoined(struct pg_net_ep *e, int r)
+{
+    e->rail[r].rejoining = 0;
+    for (size_t i = 0; i < e->npeers; i++)
+        if (e->peers[i].home == r && e->peers[i].addr[r] != FI_ADDR_NOTAVAIL)
+            e->peers[i].rail = r;
+    if (e->rail[r].outs == 1)
+        pg_warn("%s endpoint: rail %s back in use", e->role, rails[r].info->domain_attr->name);
+    else
+        pg_debug("%s endpoint: rail %s back in use again", e->role,
+                 rails[r].info->domain_attr->name);
+}
+
+/* The last rail up of e, r, failed: whether another, taken out, could be reopened at once
+ * (its wait for a retry cut short) to carry the traffic instead. */
+static int spare_rail(struct pg_net_ep *e, int r)
+{
+    uint64_t now = pg_now_ns();
+    for (int k = 0; k < nrails; k++) {
+        struct rail_ep *re = &e->rail[k];
+        if (k == r || re->up || !rails[k].reaches || !re->name_len)
+            continue;
+        rail_back(e, k, now);
+        if (re->up)
+            return 1;
+    }
+    return 0;
+}
+
+/* Takes out the rails whose link is down or whose sends are stuck, and tries again those
+ * taken out whose time has come (at most every RAIL_CHECK_NS). */
+static void check_rails(struct pg_net_ep *e)
+{
+    uint64_t now = pg_now_ns();
+    if (now < e->next_check_ns)
+        return;
+    e->next_check_ns = now + RAIL_CHECK_NS;
+    for (int r = 0; r < nrails; r++) {
+        struct rail_ep *re = &e->rail[r];
+        if (!re->up && rails[r].reaches && re->name_len && now >= re->retry_ns)
+            rail_back(e, r, now);
+        if (!re->up)
+            continue;
+        if (link_down(rails[r].info->domain_attr->name))
+            rail_out(e, r, "its link is down");
+        else if (re->sends.next != &re->sends && now - re->last_done_ns > RAIL_STUCK_NS)
+            rail_out(e, r, "its sends are stuck");
+    }
+}
+
+/* The rail of peer's next message: its own while up, else the next one up that reaches it. */
+static int peer_rail(struct pg_net_ep *e, struct peer *p)
+{
+    for (int k = 0; k < nrails; k++) {
+        int r = (p->rail + k) % nrails;
+        if (e->rail[r].up && p->addr[r] != FI_ADDR_NOTAVAIL)
+            return p->rail = r;
+    }
+    pg_fatal("transport", "%s endpoint: no rail up reaches a peer any more", e->role);
+}
+
+static struct peer *peer_of(struct pg_net_ep *e, fi_addr_t to)
+{
+    if (to >= e->npeers)
+        pg_fatal("transport", "%s endpoint: send to an unknown peer", e->role);
+    return &e->peers[to];
+}
+
+static void ofi_reroute(struct pg_net_ep *e, fi_addr_t to)
+{
+    if (nrails == 1)
+        return;
+    struct peer *p = peer_of(e, to);
+    int from = peer_rail(e, p);
+    for (int k = 1; k < nrails; k++) {
+        int r = (from + k) % nrails;
+        if (e->rail[r].up && p->addr[r] != FI_ADDR_NOTAVAIL) {
+            p->rail = r;
+            break;
+        }
+    }
+    if (p->rail != from && ++e->rail[from].moved_away >= RAIL_MOVES_OUT)
+        rail_out(e, from, "requests over it went unanswered");
+}
+
+static void ofi_route(struct pg_net_ep *e, fi_addr_t to, int rail)
+{
+    if (nrails == 1 || to >= e->npeers || !e->rail[rail].up)
+        return;
+    e->peers[to].rail = rail;
+}
+
+static void track(struct rail_ep *re, struct tracked_send *t)
+{
+    t->prev = re->sends.prev;
+    t->next = &re->sends;
+    re->sends.prev->next = t;
+    re->sends.prev = t;
+}
+
+static void untrack(struct tracked_send *t)
+{
+    t->prev->next = t->next;
+    t->next->prev = t->prev;
+}
+
+static void sendv_rails(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov, void **desc,
+                        size_t count, size_t total, void *context)
+{
+    struct peer *p = peer_of(e, to);
+    uint64_t busy_since = 0;
+    for (;;) {
+        int r = peer_rail(e, p);
+        struct rail_ep *re = &e->rail[r];
+        ssize_t rc;
+        if (!context && count == 1 && total <= info->tx_attr->inject_size) {
+            rc = fi_inject(re->ep, iov[0].iov_base, total, p->addr[r]);
+        } else if (!context) {
+            pg_fatal("transport", "a %zu-byte send needs a completion context", total);
+        } else {
+            struct tracked_send *t = e->spare;
+            if (t)
+                e->spare = t->next;
+            else if (!(t = calloc(1, sizeof *t)))
+                pg_fatal("transport", "out of memory for a send in flight");
+            t->context = context;
+            rc = fi_sendv(re->ep, iov, desc, count, p->addr[r], &t->ctx);
+            if (rc == 0) {
+                if (re->sends.next == &re->sends)
+                    re->last_done_ns = pg_now_ns(); /* idle until now, not stuck */
+                track(re, t);
+            } else {
+                t->next = e->spare;
+                e->spare = t;
+            }
+        }
+        if (rc == 0)
+            return;
+        if (rc != -FI_EAGAIN && rails_up(e) == 1 && !spare_rail(e, r))
+            OFI_CHECK(rc, "fi_sendv");
+        if (rc != -FI_EAGAIN) {
+            rail_out(e, r, fi_strerror((int)-rc));
+        } else {
+            progress(re);
+            uint64_t now = pg_now_ns();
+            if (!busy_since)
+                busy_since = now;
+            else if (now - busy_since > RAIL_REFUSING_NS) {
+                rail_out(e, r, "it takes no sends");
+                busy_since = 0;
+            }
+        }
+        check_rails(e);
+    }
 }
 
 static void ofi_sendv(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov, void **desc,
@@ -275,37 +912,61 @@ static void ofi_sendv(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov
     size_t total = 0;
     for (size_t i = 0; i < count; i++)
         total += iov[i].iov_len;
+    if (nrails > 1) {
+        sendv_rails(e, to, iov, desc, count, total, context);
+        return;
+    }
+    struct rail_ep *re = &e->rail[0];
     for (;;) {
         ssize_t rc;
         if (!context && count == 1 && total <= info->tx_attr->inject_size)
-            rc = fi_inject(e->ep, iov[0].iov_base, total, to);
+            rc = fi_inject(re->ep, iov[0].iov_base, total, to);
         else if (!context)
             pg_fatal("transport", "a %zu-byte send needs a completion context", total);
         else
-            rc = fi_sendv(e->ep, iov, desc, count, to, context);
+            rc = fi_sendv(re->ep, iov, desc, count, to, context);
         if (rc == 0)
             return;
         if (rc != -FI_EAGAIN)
             OFI_CHECK(rc, "fi_sendv");
-        progress(e);
+        progress(re);
     }
 }
 
+/* With several rails a buffer goes to the rail up with the fewest. */
 static void ofi_post_multi_recv(struct pg_net_ep *e, struct pg_net_multi_recv *m, void *buf,
                                 size_t len, void *desc)
 {
-    *m = (struct pg_net_multi_recv){.buf = buf, .len = len};
+    int r = 0;
+    for (int k = 1; k < nrails; k++)
+        if (e->rail[k].up && (!e->rail[r].up || e->rail[k].nposted < e->rail[r].nposted))
+            r = k;
+    struct rail_ep *re = &e->rail[r];
+    *m = (struct pg_net_multi_recv){.buf = buf, .len = len, .rail = r};
     struct iovec iov = {buf, len};
     struct fi_msg msg = {
         .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .context = m};
     for (;;) {
-        ssize_t rc = fi_recvmsg(e->ep, &msg, FI_MULTI_RECV);
+        ssize_t rc = fi_recvmsg(re->ep, &msg, FI_MULTI_RECV);
         if (rc == 0)
-            return;
+            break;
         if (rc != -FI_EAGAIN)
             OFI_CHECK(rc, "fi_recvmsg");
-        progress(e);
+        progress(re);
     }
+    if (nrails == 1)
+        return;
+    if (re->nposted == re->posted_cap) {
+        int cap = re->posted_cap ? 2 * re->posted_cap : 8;
+        struct pg_net_multi_recv **grown = realloc(re->posted, (size_t)cap * sizeof *grown);
+        if (!grown)
+            pg_fatal("transport", "out of memory for a rail's receive buffers");
+        re->posted = grown;
+        re->posted_cap = cap;
+    }
+    re->posted[re->nposted++] = m;
+    if (re->rejoining)
+        rail_rejoined(e, r);
 }
 
 static struct pg_net_mr *ofi_mr_reg(struct pg_net_ep *e, const void *buf, size_t len,
@@ -317,9 +978,9 @@ static struct pg_net_mr *ofi_mr_reg(struct pg_net_ep *e, const void *buf, size_t
     struct pg_net_mr *m = calloc(1, sizeof *m);
     if (!m)
         pg_fatal("transport", "out of memory");
-    OFI_CHECK(fi_mr_reg(e->domain, buf, len, access, 0, key, 0, &m->mr, NULL), "fi_mr_reg");
+    OFI_CHECK(fi_mr_reg(e->rail[0].domain, buf, len, access, 0, key, 0, &m->mr, NULL), "fi_mr_reg");
     if (info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
-        OFI_CHECK(fi_mr_bind(m->mr, &e->ep->fid, 0), "fi_mr_bind");
+        OFI_CHECK(fi_mr_bind(m->mr, &e->rail[0].ep->fid, 0), "fi_mr_bind");
         OFI_CHECK(fi_mr_enable(m->mr), "fi_mr_enable");
     }
     m->remote_base = info->domain_attr->mr_mode & FI_MR_VIRT_ADDR ? (uint64_t)(uintptr_t)buf : 0;
@@ -364,12 +1025,13 @@ static void ofi_rma(struct pg_net_ep *e, int write, fi_addr_t peer, void *buf, s
     /* A write completes once its data is in the target's memory: quiet needs no more. */
     uint64_t flags = FI_COMPLETION | (write ? FI_DELIVERY_COMPLETE : 0);
     for (;;) {
-        ssize_t rc = write ? fi_writemsg(e->ep, &msg, flags) : fi_readmsg(e->ep, &msg, flags);
+        ssize_t rc = write ? fi_writemsg(e->rail[0].ep, &msg, flags)
+                           : fi_readmsg(e->rail[0].ep, &msg, flags);
         if (rc == 0)
             return;
         if (rc != -FI_EAGAIN)
             OFI_CHECK(rc, write ? "fi_writemsg" : "fi_readmsg");
-        progress(e);
+        progress(&e->rail[0]);
     }
 }
 
@@ -390,56 +1052,205 @@ static int multi_recv_done(const struct pg_net_ep *e, struct pg_net_multi_recv *
     return m->released && m->landed == m->reached && m->len - m->reached < e->max_message;
 }
 
-static int convert(struct pg_net_ep *e, ssize_t n, struct fi_cq_data_entry *entries,
+/* A receive buffer of a several-rail endpoint used up: no longer one of its rail's. */
+static void unpost(struct rail_ep *re, const struct pg_net_multi_recv *m)
+{
+    for (int i = 0; i < re->nposted; i++)
+        if (re->posted[i] == m) {
+            re->posted[i] = re->posted[--re->nposted];
+            return;
+        }
+}
+
+/* Completions read from rail r of e into events (n of them, or the read's error). With one
+ * rail an error stops the job; with several, it takes the rail out. */
+static int convert(struct pg_net_ep *e, int r, ssize_t n, struct fi_cq_data_entry *entries,
                    struct pg_net_event *events)
 {
+    struct rail_ep *re = &e->rail[r];
     if (n == -FI_EAGAIN || n == -FI_EINTR)
         return 0; /* EINTR: a signal (a debugger, a profiler) interrupted the wait */
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = {0};
-        fi_cq_readerr(e->cq, &err, 0);
-        pg_fatal("transport", "%s endpoint: operation failed: %s", e->role,
-                 fi_cq_strerror(e->cq, err.prov_errno, err.err_data, NULL, 0));
+        fi_cq_readerr(re->cq, &err, 0);
+        if (nrails > 1 && err.err == FI_ECANCELED && (err.flags & FI_RECV)) {
+            /* a receive buffer cancelled for a rail that rejoins (rail_back) */
+            unpost(re, err.op_context);
+            give_back(e, (struct pg_net_event){
+                             .context = err.op_context, .is_recv = 1, .buffer_done = 1, .rail = r});
+            return 0;
+        }
+        const char *why = fi_cq_strerror(re->cq, err.prov_errno, err.err_data, NULL, 0);
+        if (nrails == 1 || (rails_up(e) == 1 && !spare_rail(e, r)))
+            pg_fatal("transport", "%s endpoint: operation failed: %s", e->role, why);
+        rail_out(e, r, why);
+        return 0;
     }
     OFI_CHECK(n, "fi_cq_read");
+    uint64_t now = nrails > 1 && n > 0 ? pg_now_ns() : 0;
     for (ssize_t i = 0; i < n; i++) {
         const struct fi_cq_data_entry *c = &entries[i];
         int is_recv = (c->flags & (FI_RECV | FI_MULTI_RECV)) != 0;
+        void *context = c->op_context;
+        if (nrails > 1 && !is_recv) { /* a tracked send (no RMA with several rails) */
+            struct tracked_send *t = context;
+            context = t->context;
+            untrack(t);
+            t->next = e->spare;
+            e->spare = t;
+        }
         events[i] = (struct pg_net_event){
-            .context = c->op_context,
+            .context = context,
             .buf = c->buf,
             .len = c->len,
             .is_recv = is_recv,
             .is_rma = (c->flags & FI_RMA) != 0,
-            .buffer_done = is_recv && multi_recv_done(e, c->op_context, c->buf, c->len,
+            .buffer_done = is_recv && multi_recv_done(e, context, c->buf, c->len,
                                                       (c->flags & FI_MULTI_RECV) != 0),
+            .rail = r,
         };
+        if (nrails > 1) {
+            re->last_done_ns = now;
+            if (is_recv)
+                re->moved_away = 0;
+            if (events[i].buffer_done)
+                unpost(re, context);
+        }
     }
     return (int)n;
 }
 
 #define MAX_EVENTS 64
 
+/* Several rails: completions given back by rails taken out first, then each rail's in turn. */
+static int poll_rails(struct pg_net_ep *e, struct pg_net_event *events, int max)
+{
+    check_rails(e);
+    if (e->ngiven_back) {
+        int n = e->ngiven_back < max ? e->ngiven_back : max;
+        memcpy(events, e->given_back, (size_t)n * sizeof *events);
+        memmove(e->given_back, e->given_back + n, (size_t)(e->ngiven_back - n) * sizeof *events);
+        e->ngiven_back -= n;
+        return n;
+    }
+    struct fi_cq_data_entry entries[MAX_EVENTS];
+    for (int k = 0; k < nrails; k++) {
+        int r = (e->next_rail + k) % nrails;
+        if (!e->rail[r].up)
+            continue;
+        int n = convert(e, r, fi_cq_read(e->rail[r].cq, entries, (size_t)max), entries, events);
+        if (n || e->ngiven_back) {
+            e->next_rail = (r + 1) % nrails;
+            return n ? n : poll_rails(e, events, max);
+        }
+    }
+    return 0;
+}
+
+/* Several rails: sleeps on their queues' descriptors, at most RAIL_CHECK_NS at a time so that
+ * the links are looked at, and at most a millisecond when a provider cannot tell that nothing
+ * is pending (fi_trywait: a connection being set up, data not yet read): then the queues are
+ * read again after the nap, never in a tight loop. */
+static int wait_rails(struct pg_net_ep *e, struct pg_net_event *events, int max, int timeout_ms)
+{
+    int n = poll_rails(e, events, max);
+    if (n)
+        return n;
+    struct pollfd fds[MAX_RAILS];
+    int nfds = 0, most = (int)(RAIL_CHECK_NS / 1000000);
+    for (int r = 0; r < nrails; r++) {
+        struct rail_ep *re = &e->rail[r];
+        if (!re->up)
+            continue;
+        struct fid *cq = &re->cq->fid;
+        if (fi_trywait(rails[r].fabric, &cq, 1) != FI_SUCCESS)
+            most = 1;
+        fds[nfds++] = (struct pollfd){.fd = re->wait_fd, .events = POLLIN};
+    }
+    /* A timeout of -1 (none) is capped too. */
+    poll(fds, (nfds_t)nfds, timeout_ms >= 0 && timeout_ms < most ? timeout_ms : most);
+    return poll_rails(e, events, max);
+}
+
 static int ofi_poll(struct pg_net_ep *e, struct pg_net_event *events, int max)
 {
-    struct fi_cq_data_entry entries[MAX_EVENTS];
     if (max > MAX_EVENTS)
         max = MAX_EVENTS;
-    return convert(e, fi_cq_read(e->cq, entries, (size_t)max), entries, events);
+    if (nrails > 1)
+        return poll_rails(e, events, max);
+    struct fi_cq_data_entry entries[MAX_EVENTS];
+    return convert(e, 0, fi_cq_read(e->rail[0].cq, entries, (size_t)max), entries, events);
 }
 
 static int ofi_wait(struct pg_net_ep *e, struct pg_net_event *events, int max, int timeout_ms)
 {
-    struct fi_cq_data_entry entries[MAX_EVENTS];
     if (max > MAX_EVENTS)
         max = MAX_EVENTS;
-    return convert(e, fi_cq_sread(e->cq, entries, (size_t)max, NULL, timeout_ms), entries, events);
+    if (nrails > 1)
+        return wait_rails(e, events, max, timeout_ms);
+    struct fi_cq_data_entry entries[MAX_EVENTS];
+    return convert(e, 0, fi_cq_sread(e->rail[0].cq, entries, (size_t)max, NULL, timeout_ms),
+                   entries, events);
 }
 
 /* libfabric's providers keep their own flow control: no credits of Pangea's to count. */
 static struct pg_net_credit_peak ofi_credit_peak(void)
 {
     return (struct pg_net_credit_peak){0};
+}
+
+static int ofi_rails(void)
+{
+    int n = 0;
+    for (int r = 0; r < nrails; r++)
+        n += rails[r].reaches;
+    return n;
+}
+
+/* My rails against the other nodes' names: a rail on a network none of them is on is closed
+ * (or, named in PANGEA_RAILS, stops init); a node none of my rails reaches stops init. */
+static void ofi_check_reach(const char (*names)[PG_NET_ADDR_MAX], int count, int self)
+{
+    char listed[MAX_RAILS][RAIL_NAME_MAX];
+    int explicit = named_rails(listed) > 0;
+    for (int r = 0; r < nrails; r++) {
+        rails[r].reaches = 0;
+        for (int node = 0; node < count; node++)
+            if (node != self && rail_address(names[node], rails[r].network))
+                rails[r].reaches = 1;
+        if (!rails[r].reaches && explicit)
+            pg_fatal("shmem_init",
+                     "PANGEA_RAILS names the rail %s (network %s), which reaches no other node",
+                     rails[r].info->domain_attr->name, rails[r].info->fabric_attr->name);
+    }
+    for (int node = 0; node < count; node++) {
+        int reached = node == self;
+        for (int r = 0; r < nrails; r++)
+            reached |= rails[r].reaches && rail_address(names[node], rails[r].network) != NULL;
+        if (!reached)
+            pg_fatal("shmem_init", "%s: none of this node's rails (first: %s) reaches node %d",
+                     explicit ? "PANGEA_RAILS" : "the network", rails[0].info->domain_attr->name,
+                     node);
+    }
+    for (int r = 0; r < nrails; r++)
+        for (size_t i = 0; !rails[r].reaches && i < sizeof open_eps / sizeof *open_eps; i++)
+            if (open_eps[i])
+                rail_out(open_eps[i], r, "it reaches no other node");
+}
+
+static int ofi_multi_recv_needed(struct pg_net_ep *e, const struct pg_net_multi_recv *m)
+{
+    return nrails > 1 && e->rail[m->rail].up && e->rail[m->rail].nposted == 0;
+}
+
+static void ofi_set_failover(int on)
+{
+    failover = on;
+}
+
+static int ofi_failover(void)
+{
+    return failover;
 }
 
 const struct pg_net_ops pg_net_ofi_ops = {
@@ -466,4 +1277,11 @@ const struct pg_net_ops pg_net_ofi_ops = {
     .poll = ofi_poll,
     .wait = ofi_wait,
     .credit_peak = ofi_credit_peak,
+    .rails = ofi_rails,
+    .multi_recv_needed = ofi_multi_recv_needed,
+    .check_reach = ofi_check_reach,
+    .set_failover = ofi_set_failover,
+    .failover = ofi_failover,
+    .reroute = ofi_reroute,
+    .route = ofi_route,
 };

@@ -9,6 +9,11 @@ static const struct pg_net_ops *ops = &pg_net_ofi_ops;
 int pg_net_init(size_t max_message)
 {
     ops = pg_cfg.transport == PG_TRANSPORT_MPI ? &pg_net_mpi_ops : &pg_net_ofi_ops;
+    if (ops == &pg_net_mpi_ops && pg_cfg_text(pg_cfg.rails))
+        pg_fatal("shmem_init",
+                 "PANGEA_RAILS is %s, but PANGEA_TRANSPORT=mpi has no rails of its own (unset "
+                 "one of them)",
+                 pg_cfg_text(pg_cfg.rails));
     return ops->init(max_message);
 }
 
@@ -123,4 +128,45 @@ int pg_net_wait(struct pg_net_ep *ep, struct pg_net_event *events, int max, int 
 struct pg_net_credit_peak pg_net_credit_peak(void)
 {
     return ops->credit_peak();
+}
+
+/* The MPI transport has one path between two processes: no rails (its table leaves them
+ * NULL). */
+int pg_net_rails(void)
+{
+    return ops->rails ? ops->rails() : 1;
+}
+
+void pg_net_check_reach(const char (*names)[PG_NET_ADDR_MAX], int count, int self)
+{
+    if (ops->check_reach)
+        ops->check_reach(names, count, self);
+}
+
+int pg_net_multi_recv_needed(struct pg_net_ep *ep, const struct pg_net_multi_recv *m)
+{
+    return ops->multi_recv_needed ? ops->multi_recv_needed(ep, m) : 0;
+}
+
+void pg_net_set_failover(int on)
+{
+    if (ops->set_failover)
+        ops->set_failover(on);
+}
+
+int pg_net_failover(void)
+{
+    return ops->failover ? ops->failover() : 0;
+}
+
+void pg_net_reroute(struct pg_net_ep *ep, fi_addr_t peer)
+{
+    if (ops->reroute)
+        ops->reroute(ep, peer);
+}
+
+void pg_net_route(struct pg_net_ep *ep, fi_addr_t peer, int rail)
+{
+    if (ops->route)
+        ops->route(ep, peer, rail);
 }

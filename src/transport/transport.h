@@ -35,7 +35,7 @@ struct pg_net_ep *pg_net_ep_open(const char *role, size_t max_message);
 void pg_net_ep_close(struct pg_net_ep *ep);
 /* The endpoint's address, to exchange at startup. Returns its length (at most
  * PG_NET_ADDR_MAX) or 0 on error. */
-#define PG_NET_ADDR_MAX 64
+#define PG_NET_ADDR_MAX 256
 size_t pg_net_ep_name(struct pg_net_ep *ep, void *addr);
 fi_addr_t pg_net_av_insert(struct pg_net_ep *ep, const void *addr);
 
@@ -57,10 +57,15 @@ struct pg_net_multi_recv {
     size_t landed;  /* bytes of the messages completed in it */
     size_t reached; /* where the furthest of them ends */
     int released;   /* the provider gave it back */
+    int rail;       /* where it is posted */
 };
 /* Posts (or posts again, once used up) buf[0, len) through m. */
 void pg_net_post_multi_recv(struct pg_net_ep *ep, struct pg_net_multi_recv *m, void *buf,
                             size_t len, void *desc);
+
+/* Whether m, just reported used up, was its rail's last receive buffer: then it must be
+ * posted again rather than dropped (a rail without one takes no messages). 0 with one rail. */
+int pg_net_multi_recv_needed(struct pg_net_ep *ep, const struct pg_net_multi_recv *m);
 
 /* Memory registration. The modes of the provider are probed, never assumed: where it needs
  * local buffers registered (FI_MR_LOCAL, or PANGEA_REGISTER_LOCAL to exercise that path),
@@ -100,7 +105,31 @@ struct pg_net_event {
     int is_recv;
     int is_rma;      /* an RMA read or write completed */
     int buffer_done; /* its multi-receive buffer is used up: post it again */
+    int rail;        /* the rail it came by (receives) */
 };
+
+/* Rails (docs/reliability.md, "Rails"): over libfabric, a process opens the interfaces (or
+ * domains) PANGEA_RAILS names, by default every one of its provider that reaches other nodes,
+ * and every endpoint has one libfabric endpoint on each. A peer's messages take one rail
+ * (peers are spread over the rails); a rail whose link is down, whose sends are stuck or that
+ * fails is taken out, its sends in flight given back as done and its receive buffers as used
+ * up, and the traffic goes on over the others; it is tried again later, reopened at its old
+ * address once its link is up, and its peers go back to it. */
+/* The rails this process uses (1 over MPI). */
+int pg_net_rails(void);
+/* After the servers' names are exchanged (names[count], mine at self): a rail that reaches no
+ * other node is closed (named in PANGEA_RAILS, it stops init), and a node no rail reaches
+ * stops init. Collective only in that every process calls it. */
+void pg_net_check_reach(const char (*names)[PG_NET_ADDR_MAX], int count, int self);
+/* Whether some node of the job has several rails: then requests are kept until done and go
+ * again when unanswered (as with checksums), so that a rail can fail. Set by the caller once
+ * it knows the job's largest rail count. */
+void pg_net_set_failover(int on);
+int pg_net_failover(void);
+/* A request to peer went unanswered: the peer's next messages take another rail. */
+void pg_net_reroute(struct pg_net_ep *ep, fi_addr_t peer);
+/* A request from peer came by rail: the replies to it go back the same way. */
+void pg_net_route(struct pg_net_ep *ep, fi_addr_t peer, int rail);
 
 /* Up to max completions without blocking; returns how many. */
 int pg_net_poll(struct pg_net_ep *ep, struct pg_net_event *events, int max);

@@ -34,6 +34,14 @@ struct pg_net_ops {
     int (*poll)(struct pg_net_ep *ep, struct pg_net_event *events, int max);
     int (*wait)(struct pg_net_ep *ep, struct pg_net_event *events, int max, int timeout_ms);
     struct pg_net_credit_peak (*credit_peak)(void);
+    /* Rails (NULL where the transport has none: one path, no failover). */
+    int (*rails)(void);
+    int (*multi_recv_needed)(struct pg_net_ep *ep, const struct pg_net_multi_recv *m);
+    void (*check_reach)(const char (*names)[PG_NET_ADDR_MAX], int count, int self);
+    void (*set_failover)(int on);
+    int (*failover)(void);
+    void (*reroute)(struct pg_net_ep *ep, fi_addr_t peer);
+    void (*route)(struct pg_net_ep *ep, fi_addr_t peer, int rail);
 };
 
 extern const struct pg_net_ops pg_net_ofi_ops; /* libfabric (ofi.c) */

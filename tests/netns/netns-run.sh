@@ -2,8 +2,8 @@
 # netns-run.sh - run an MPI (MPICH hydra) job whose PEs sit on several emulated "nodes".
 #
 # Usage:
-#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] NODES PES_PER_NODE -- PROGRAM [ARGS...]
-#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] NODESxPES_PER_NODE -- PROGRAM [ARGS...]
+#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] [-r N] NODES PES_PER_NODE -- PROGRAM [ARGS...]
+#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] [-r N] NODESxPES_PER_NODE -- PROGRAM [ARGS...]
 #   tests/netns/netns-run.sh -C       # remove leftovers of runs that were SIGKILLed
 #
 #   -k  keep the run directory (node table, holder logs) in /tmp after the run and print its
@@ -20,8 +20,14 @@
 #       (what pangea-map writes); the job still has NODES x PES_PER_NODE ranks
 #   -c N, --corrupt N
 #       corrupt about 1 in N of the TCP packets each node sends to another node: a tc BPF
-#       program (corrupt.bpf.c, built here with clang) on the node's pgeth0 flips one byte of
-#       a Pangea message in them (never hydra's traffic to the head namespace); not with -t
+#       program (corrupt.bpf.c, built here with clang) on each of the node's links flips one
+#       byte of a Pangea message in them (never hydra's traffic to the head namespace); not
+#       with -t
+#   -r N, --rails N
+#       N links per node (1 to 4, default 1), each on a bridge and subnet of its own: link k
+#       of node i is pgeth<k>, 10.213.(7+k).(11+i)/24, a port of the head's pgbr<k>. Host
+#       names, hydra and MPI use link 0 only; the others are for Pangea's rails
+#       (PANGEA_RAILS), and a test may take one down (ip link set pgeth1 down) in its node
 #   -C  remove namespaces pgns<PID>-* (and their processes) whose netns-run.sh is gone
 #
 # Examples:
@@ -34,7 +40,9 @@
 # collide; all addresses live only inside the run's own namespaces):
 #   pgns$$-head       network namespace for mpiexec: lo + bridge "pgbr0" 10.213.7.1/24
 #   pgns$$-n<i>       network namespace of node i: lo + "pgeth0" 10.213.7.(11+i)/24 (IPv6 off);
-#                     the other end of the veth pair ("pgv<i>") is a port of pgbr0
+#                     the other end of the veth pair ("pgv<i>") is a port of pgbr0; with -r N
+#                     also "pgeth<k>" 10.213.(7+k).(11+i)/24, its peer "pg<k>v<i>" a port of
+#                     the head's "pgbr<k>" 10.213.(7+k).1/24 (k = 1 .. N-1)
 #   holder process    one per node, "pangea-netns-holder-$$-<i>" (a sleep): sits in the node's
 #                     network namespace and in its own UTS and mount namespaces (and IPC with
 #                     -t): hostname pgnode<i>; /etc/hosts bind-mounted to a file that maps
@@ -88,7 +96,7 @@ TAG="pgns$$"
 HEAD_NS="$TAG-head"
 
 usage() {
-    sed -n '3,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 msg() { echo "$ME: $*" >&2; }
@@ -152,9 +160,11 @@ attach_corruption() {
         -DHEAD_ADDR="$head" -c "$HERE/corrupt.bpf.c" -o "$obj" ||
         die "cannot build the corruption program $HERE/corrupt.bpf.c"
     for ((i = 0; i < NODES; i++)); do
-        run ip netns exec "$TAG-n$i" tc qdisc add dev "$NODE_IF" clsact
-        run ip netns exec "$TAG-n$i" tc filter add dev "$NODE_IF" egress bpf da obj "$obj" \
-            sec classifier
+        for ((k = 0; k < RAILS; k++)); do
+            run ip netns exec "$TAG-n$i" tc qdisc add dev "pgeth$k" clsact
+            run ip netns exec "$TAG-n$i" tc filter add dev "pgeth$k" egress bpf da obj "$obj" \
+                sec classifier
+        done
     done
 }
 
@@ -173,14 +183,23 @@ main() {
     OPENMPI=0
     MACHINEFILE=
     CORRUPT=0
+    RAILS=1
     local args=()
-    while [[ $# -gt 0 && $1 != -- ]]; do # --corrupt N is -c N
-        [[ $1 == --corrupt ]] && args+=(-c) || args+=("$1")
+    while [[ $# -gt 0 && $1 != -- ]]; do # --corrupt N is -c N, --rails N is -r N
+        case $1 in
+        --corrupt) args+=(-c) ;;
+        --rails) args+=(-r) ;;
+        *) args+=("$1") ;;
+        esac
         shift
     done
     set -- "${args[@]}" "$@"
-    while getopts ":kvotf:c:Ch" opt; do
+    while getopts ":kvotf:c:r:Ch" opt; do
         case $opt in
+        r)
+            [[ $OPTARG =~ ^[1-4]$ ]] || { msg "--rails takes N from 1 to 4, not '$OPTARG'"; exit 2; }
+            RAILS=$OPTARG
+            ;;
         f) MACHINEFILE=$OPTARG ;;
         c)
             [[ $OPTARG =~ ^[0-9]+$ ]] && ((10#$OPTARG >= 1)) ||
@@ -310,6 +329,8 @@ main() {
     [[ -e /run/netns/$HEAD_NS ]] && die "namespace $HEAD_NS already exists (stale? try -C)"
 
     node_addr() { echo "$SUBNET.$((FIRST_NODE_HOST + $1))"; }
+    # link k's subnet: 10.213.(7+k)
+    rail_subnet() { echo "${SUBNET%.*}.$((${SUBNET##*.} + $1))"; }
 
     {
         echo "127.0.0.1 localhost"
@@ -326,6 +347,11 @@ main() {
         skip "cannot create a bridge (kernel without bridge support?)"
     run ip -n "$HEAD_NS" addr add "$HEAD_ADDR/24" dev "$BRIDGE"
     run ip -n "$HEAD_NS" link set "$BRIDGE" up
+    for ((k = 1; k < RAILS; k++)); do
+        run ip -n "$HEAD_NS" link add "pgbr$k" type bridge
+        run ip -n "$HEAD_NS" addr add "$(rail_subnet $k).1/24" dev "pgbr$k"
+        run ip -n "$HEAD_NS" link set "pgbr$k" up
+    done
 
     HOLDERS=()
     # Default: the nodes share the machine's IPC namespace, so UCX moves MPI data between nodes
@@ -349,6 +375,12 @@ main() {
         run ip -n "$ns" link set lo up
         run ip -n "$ns" addr add "$addr/24" dev "$NODE_IF"
         run ip -n "$ns" link set "$NODE_IF" up
+        for ((k = 1; k < RAILS; k++)); do
+            run ip link add "pg${k}v$i" netns "$HEAD_NS" type veth peer name "pgeth$k" netns "$ns"
+            run ip -n "$HEAD_NS" link set "pg${k}v$i" master "pgbr$k" up
+            run ip -n "$ns" addr add "$(rail_subnet $k).$((FIRST_NODE_HOST + i))/24" dev "pgeth$k"
+            run ip -n "$ns" link set "pgeth$k" up
+        done
         # holder: own UTS (hostname) and mount (/etc/hosts, /dev/shm) namespaces, IPC with -t
         vmsg "+ holder for pgnode$i in $ns"
         # shellcheck disable=SC2016 # expands in the inner shell
@@ -387,8 +419,12 @@ main() {
 
     # bridge ports need a moment to reach forwarding state (no STP: immediate, but be safe)
     for ((t = 0; t < 50; t++)); do
-        ip -n "$HEAD_NS" -o link show master "$BRIDGE" |
-            grep -q 'state DOWN\|LOWERLAYERDOWN' || break
+        down=0
+        for ((k = 0; k < RAILS; k++)); do
+            ip -n "$HEAD_NS" -o link show master "pgbr$k" |
+                grep -q 'state DOWN\|LOWERLAYERDOWN' && down=1
+        done
+        ((down)) || break
         sleep 0.1
     done
 
