@@ -71,6 +71,15 @@ void pg_coll_count(int pe, size_t len);
  * every speed is equal nothing moves. speed is reordered alike. */
 void pg_coll_fast_links_first(int *group, uint32_t *speed, int n);
 
+/* The order of an alltoall's exchanges between n >= 2 nodes, node i under leaf switch
+ * switch_of[i] (any numbers; equal means the same switch): to[t*n + i] is the node node i
+ * sends to in step t, -1 when it sends nothing then. Every ordered pair of nodes exchanges in
+ * exactly one step; in each step a node sends to at most one node and receives from at most
+ * one, and the exchanges leaving (and entering) a switch of k nodes number at most its share,
+ * ceil(k*(n-k)/(n-1)): its exchanges across spread evenly over a full exchange's n-1 steps.
+ * A pure function (schedule.c); *nsteps is n-1 or somewhat more. NULL when out of memory. */
+int *pg_coll_exchange_schedule(int n, const int *switch_of, int *nsteps);
+
 /* The context the collectives' own transfers use. */
 extern struct pangea_ctx pg_coll_ctx;
 
