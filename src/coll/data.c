@@ -546,14 +546,86 @@ static void put_elements(struct pangea_team *team, const struct blocks *b, char 
     }
 }
 
+/* My node's place in leaders[]. */
+static int my_node_place(const struct pangea_team *team)
+{
+    int k = 0;
+    while (team->leaders[k] != team->local[0])
+        k++;
+    return k;
+}
+
+int *pg_coll_send_order(struct pangea_team *team)
+{
+    int n = team->size, nl = team->nleaders, count = n - team->nlocal;
+    int *order = malloc((size_t)(count > 0 ? count : 1) * sizeof *order);
+    if (!order)
+        pg_fatal("alltoall", "out of memory for the order of %d members", count);
+    if (!team->nswitches) {
+        int k = 0;
+        for (int s = 1; s < n; s++) {
+            int j = (team->my_pe + s) % n;
+            if (pg_world.node_of[pg_team_pe(team, j)] != pg_world.node)
+                order[k++] = j;
+        }
+        return order;
+    }
+    if (!team->exchange_nodes) {
+        int *switch_of = malloc((size_t)nl * sizeof *switch_of);
+        int *nodes = malloc((size_t)nl * sizeof *nodes);
+        if (!switch_of || !nodes)
+            pg_fatal("alltoall", "out of memory for the schedule of %d nodes", nl);
+        for (int k = 0; k < nl; k++)
+            switch_of[k] =
+                pg_topo_leaf_switch(pg_world.node_of[pg_team_pe(team, team->leaders[k])]);
+        if (pg_coll_exchange_order(nl, switch_of, my_node_place(team), nodes, NULL) < 0)
+            pg_fatal("alltoall", "out of memory for the schedule of %d nodes", nl);
+        free(switch_of);
+        team->exchange_nodes = nodes;
+        team->nexchange_nodes = nl - 1;
+    }
+    /* The members by their node's place in the order (a counting sort, stable). */
+    int *rank = calloc((size_t)pg_world.nnodes, sizeof *rank),
+        *start = calloc((size_t)nl, sizeof *start);
+    if (!rank || !start)
+        pg_fatal("alltoall", "out of memory for the order of %d members", count);
+    for (int r = 0; r < team->nexchange_nodes; r++)
+        rank[pg_world.node_of[pg_team_pe(team, team->leaders[team->exchange_nodes[r]])]] = r + 1;
+    for (int j = 0; j < n; j++) {
+        int r = rank[pg_world.node_of[pg_team_pe(team, j)]];
+        if (r > 0 && r < nl - 1)
+            start[r]++;
+    }
+    for (int r = 1; r < nl - 1; r++)
+        start[r] += start[r - 1];
+    for (int j = 0; j < n; j++) {
+        int r = rank[pg_world.node_of[pg_team_pe(team, j)]];
+        if (r > 0)
+            order[start[r - 1]++] = j;
+    }
+    free(rank);
+    free(start);
+    return order;
+}
+
 /* Pairwise exchange: every member puts its blocks straight into the others' dest. */
 static void alltoall_flat(struct pangea_team *team, const struct blocks *b)
 {
     int n = team->size, me = team->my_pe;
-    for (int s = 0; s < n; s++) {
-        int j = (me + s) % n;
-        put_elements(team, b, dest_block(b, me), source_block(b, j), b->sst, b->nelems,
-                     pg_team_pe(team, j), s > 0);
+    put_elements(team, b, dest_block(b, me), source_block(b, me), b->sst, b->nelems,
+                 pg_team_pe(team, me), 0);
+    if (team->nleaders == 1) {
+        for (int s = 1; s < n; s++) {
+            int j = (me + s) % n;
+            put_elements(team, b, dest_block(b, me), source_block(b, j), b->sst, b->nelems,
+                         pg_team_pe(team, j), 1);
+        }
+    } else {
+        int *order = pg_coll_send_order(team); /* one member per node: every other member */
+        for (int k = 0; k < n - 1; k++)
+            put_elements(team, b, dest_block(b, me), source_block(b, order[k]), b->sst, b->nelems,
+                         pg_team_pe(team, order[k]), 1);
+        free(order);
     }
     for (int s = 1; s < n; s++)
         pg_coll_wait(team, pg_team_pe(team, (me - s + n) % n), 1);
@@ -579,10 +651,9 @@ static void alltoall_nodes(struct pangea_team *team, const struct blocks *b)
         char *pack = malloc((size_t)nlocal * block);
         if (!pack)
             pg_fatal("alltoall", "out of memory for %zu bytes", (size_t)nlocal * block);
-        for (int s = 1; s < n; s++) {
-            int j = (me + s) % n;
-            if (pg_world.node_of[pg_team_pe(team, j)] == pg_world.node)
-                continue;
+        int *order = pg_coll_send_order(team);
+        for (int k = 0; k < n - nlocal; k++) {
+            int j = order[k];
             for (int l = 0; l < nlocal; l++) {
                 const char *from = pg_coll_fetch(source_block(b, j), extent,
                                                  pg_team_pe(team, team->local[l]), NULL);
@@ -601,6 +672,7 @@ static void alltoall_nodes(struct pangea_team *team, const struct blocks *b)
             }
         }
         free(pack);
+        free(order);
         for (int l = 1; l < nlocal; l++)
             pg_coll_notify(team, pg_team_pe(team, team->local[l]));
     } else {

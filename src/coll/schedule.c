@@ -41,9 +41,8 @@ static int done_bit(const uint8_t *done, int n, int i, int j)
     return done[cell / 8] >> (cell % 8) & 1;
 }
 
-int *pg_coll_exchange_schedule(int n, const int *switch_of, int *nsteps)
+int pg_coll_exchange_order(int n, const int *switch_of, int node, int *partner, int *step)
 {
-    *nsteps = 0;
     /* Switches renumbered 0..m-1, and each one's share. */
     int *sw = malloc((size_t)n * sizeof *sw), *share = malloc((size_t)n * sizeof *share);
     int *up = calloc((size_t)n, sizeof *up), *down = calloc((size_t)n, sizeof *down);
@@ -53,7 +52,7 @@ int *pg_coll_exchange_schedule(int n, const int *switch_of, int *nsteps)
     struct sender *order = malloc((size_t)n * sizeof *order);
     size_t cells = (size_t)n * (size_t)n;
     uint8_t *done = calloc((cells + 7) / 8, 1);
-    int *to = NULL, *result = NULL, capacity = 0;
+    int nsteps = -1, made = 0;
     if (!sw || !share || !up || !down || !left || !receiving || !first || !order || !done)
         goto finish;
     int m = 0;
@@ -70,19 +69,11 @@ int *pg_coll_exchange_schedule(int n, const int *switch_of, int *nsteps)
         first[i] = 1;
     }
     long long pairs = (long long)n * (n - 1);
+    nsteps = 0;
     for (int t = 0; pairs > 0; t++) {
-        if (t == capacity) {
-            capacity = capacity ? 2 * capacity : n;
-            int *grown = realloc(to, (size_t)capacity * (size_t)n * sizeof *to);
-            if (!grown)
-                goto finish;
-            to = grown;
-        }
-        int *step = to + (size_t)t * (size_t)n;
         memset(up, 0, (size_t)m * sizeof *up);
         memset(down, 0, (size_t)m * sizeof *down);
         for (int i = 0; i < n; i++) {
-            step[i] = -1;
             receiving[i] = 0;
             order[i].node = i;
             order[i].key = (long long)(n - left[i]) * n + (i - t % n + n) % n;
@@ -104,7 +95,12 @@ int *pg_coll_exchange_schedule(int n, const int *switch_of, int *nsteps)
                 size_t cell = (size_t)i * (size_t)n + (size_t)j;
                 done[cell / 8] |= (uint8_t)(1u << (cell % 8));
                 receiving[j] = 1;
-                step[i] = j;
+                if (i == node) {
+                    partner[made] = j;
+                    if (step)
+                        step[made] = t;
+                    made++;
+                }
                 left[i]--;
                 pairs--;
                 while (first[i] < n && done_bit(done, n, i, (i + first[i]) % n))
@@ -112,10 +108,8 @@ int *pg_coll_exchange_schedule(int n, const int *switch_of, int *nsteps)
                 break;
             }
         }
-        *nsteps = t + 1;
+        nsteps = t + 1;
     }
-    result = to;
-    to = NULL;
 finish:
     free(sw);
     free(share);
@@ -126,8 +120,5 @@ finish:
     free(first);
     free(order);
     free(done);
-    free(to);
-    if (!result)
-        *nsteps = 0;
-    return result;
+    return nsteps;
 }
