@@ -1,14 +1,18 @@
-/* Alltoall across leaf switches (PANGEA_TOPOLOGY_FILE), on teams of every arrangement: the
- * world (node leaders, and the switch level when the tree has several leaf switches), a team
- * of one PE per node (pairwise between nodes), every other PE, the last three nodes, the
- * members of a switch and of a node (shmemx_team_split_level). On each, shmem_alltoall and
- * shmem_alltoalls (strided) are exact in every element, and the elements between and after the
- * blocks keep their guard; every block between two switches crosses the top once (the
- * traffic counters' bytes, exact); and where the team spans switches, the order the alltoall sent
- * its node's exchanges in is that node's row of the exchange schedule (pg_coll_exchange_order),
- * whose steps, over all the team's nodes, load no switch's uplink above its share
- * (ceil(k(n-k)/(n-1)) for a switch of k of the team's n nodes). Without the switch level
- * (PANGEA_COLL_SWITCHES=0) no schedule is made. Needs 4 nodes with the same PEs each. */
+/* Alltoall, collect and fcollect across leaf switches (PANGEA_TOPOLOGY_FILE), on teams of
+ * every arrangement: the world (node leaders, and the switch level when the tree has several
+ * leaf switches), a team of one PE per node (pairwise between nodes), every other PE, the
+ * last three nodes, the members of a switch and of a node (shmemx_team_split_level).
+ * - shmem_alltoall and shmem_alltoalls (strided) are exact in every element, and the elements
+ *   between and after the blocks keep their guard; every block between two switches crosses
+ *   the top once (the traffic counters' bytes, exact); where the team spans switches, the order
+ *   the alltoall sends its node's exchanges in is that node's row of the exchange schedule
+ *   (pg_coll_exchange_order), whose steps, over all the team's nodes, load no switch's uplink
+ *   above its share (ceil(k(n-k)/(n-1)) for a switch of k of the team's n nodes). Without the
+ *   switch level (PANGEA_COLL_SWITCHES=0) no schedule is made.
+ * - collect (blocks of 0, 1 and 2 rows, by member) and fcollect are exact, with a guard after;
+ *   with the switch level each switch's sizes and blocks cross the top once per other switch
+ *   (bytes, exact).
+ * Needs 4 nodes with the same PEs each. */
 #include "check.h"
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
@@ -135,6 +139,73 @@ static void check_schedule(const char *name, struct pangea_team *t, int switch_l
     }
 }
 
+/* The team's switches' members and collect bytes (member i: i % 3 rows of `row` bytes), for
+ * the bytes across the top of the switch level's fcollect (blocks of `block` bytes) and
+ * collect: each switch's data once to each other switch, with a signal after each put of
+ * sizes or blocks. */
+static long long switch_level_bytes(struct pangea_team *t, size_t block, size_t row, int collect)
+{
+    long long total = 0;
+    for (int s = 0; s < t->nswitches; s++) {
+        int sw = switch_of_pe(pg_team_pe(t, t->switches[s]));
+        long long members = 0, bytes = 0;
+        for (int j = 0; j < t->size; j++)
+            if (switch_of_pe(pg_team_pe(t, j)) == sw) {
+                members++;
+                bytes += (long long)(j % 3) * (long long)row;
+            }
+        if (collect)
+            total += members * 8 + 8 + bytes + 8;
+        else
+            total += members * (long long)block + 8;
+    }
+    return total * (t->nswitches - 1);
+}
+
+static void run_collects(const char *name, shmem_team_t team, uint64_t *src, uint64_t *dst,
+                         size_t extent)
+{
+    int member = team != SHMEM_TEAM_INVALID;
+    struct pangea_team *t = (struct pangea_team *)team;
+    int n = member ? shmem_team_n_pes(team) : 0, me = member ? shmem_team_my_pe(team) : -1;
+    for (int fixed = 0; fixed < 2; fixed++) {
+        enum pg_coll_kind kind = fixed ? PG_COLL_FCOLLECT : PG_COLL_COLLECT;
+        size_t mine = !member ? 0 : fixed ? NELEMS : (size_t)(me % 3) * NELEMS, total = 0;
+        for (int j = 0; j < n; j++)
+            total += fixed ? NELEMS : (size_t)(j % 3) * NELEMS;
+        for (size_t k = 0; k < extent; k++)
+            dst[k] = GUARD;
+        for (size_t k = 0; k < mine; k++)
+            src[k] = value(me, 0, k);
+        struct pg_coll_traffic before, after;
+        pg_coll_traffic(kind, &before);
+        shmem_barrier_all();
+        if (member && fixed)
+            shmem_uint64_fcollect(team, dst, src, NELEMS);
+        else if (member)
+            shmem_uint64_collect(team, dst, src, mine);
+        pg_coll_traffic(kind, &after);
+        long long across = job_sum((long long)(after.bytes - before.bytes));
+        int bad = 0;
+        size_t at = 0;
+        for (int j = 0; j < n; j++)
+            for (size_t k = 0; k < (fixed ? NELEMS : (size_t)(j % 3) * NELEMS); k++, at++)
+                bad += dst[at] != value(j, 0, k);
+        for (; at < extent; at++)
+            bad += dst[at] != GUARD;
+        CHECK(bad == 0, "%s: %s: %d elements wrong (of %zu and the guard)", name,
+              fixed ? "fcollect" : "collect", bad, total);
+        long long want = 0;
+        if (member && me == 0 && t->nswitches)
+            want = switch_level_bytes(t, NELEMS * sizeof *src, NELEMS * sizeof *src, !fixed);
+        int counted = member && t->nswitches;
+        want = job_sum(want);
+        if (job_sum(counted))
+            CHECK(across == want, "%s: %s: %lld bytes across the top, want %lld", name,
+                  fixed ? "fcollect" : "collect", across, want);
+    }
+}
+
 static void run(const char *name, shmem_team_t team, uint64_t *src, uint64_t *dst, int npes,
                 int switch_level)
 {
@@ -180,6 +251,7 @@ static void run(const char *name, shmem_team_t team, uint64_t *src, uint64_t *ds
         if (member)
             check_schedule(name, (struct pangea_team *)team, switch_level);
     }
+    run_collects(name, team, src, dst, extent);
 }
 
 int main(void)
@@ -189,7 +261,7 @@ int main(void)
     int p = pg_world.local_size, nodes = pg_world.nnodes;
     if (nodes != 4 || p * nodes != npes || pg_world.max_local_size != p) {
         if (me == 0)
-            printf("SKIP alltoall_switches: needs 4 nodes with the same PEs each\n");
+            printf("SKIP coll_switches: needs 4 nodes with the same PEs each\n");
         shmem_finalize();
         return 0;
     }
