@@ -88,6 +88,16 @@ int pg_coll_exchange_order(int n, const int *switch_of, int node, int *partner, 
  * write to the same one at once. team->size - team->nlocal entries, to free. */
 int *pg_coll_send_order(struct pangea_team *team);
 
+/* Member j's block, at dest + offset[j] up to dest + offset[j + 1] (already there on member
+ * j), to every member's dest (fcollect; the second half of a split reduction). Across nodes
+ * the members of a node exchange their blocks through shared memory and each leader sends its
+ * node's blocks to the other leaders, in runs of consecutive members (with the switch level,
+ * within its switch, and each switch's leader sends the switch's blocks to the other switches'
+ * leaders and hands on theirs), then hands the blocks it received on to its node: a block
+ * crosses the network once per node and the top of the tree once per switch. */
+void pg_coll_allgather(struct pangea_team *team, char *dest, const size_t *offset,
+                       const char *call);
+
 /* The context the collectives' own transfers use. */
 extern struct pangea_ctx pg_coll_ctx;
 

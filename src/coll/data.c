@@ -380,37 +380,39 @@ static int *runs_room(const struct pangea_team *team, const char *call)
     return room;
 }
 
-/* Across nodes, the members of a node exchange their blocks through shared memory; each
- * leader sends its node's blocks to the other leaders (through the switches' leaders across
- * switches) and hands the blocks it receives on to its node: a block crosses the network once
- * per node, and the top of the tree once per switch. */
+void pg_coll_allgather(struct pangea_team *team, char *dest, const size_t *offset, const char *call)
+{
+    int me = team->my_pe;
+    char *mine = dest + offset[me];
+    size_t len = offset[me + 1] - offset[me];
+    if (team->nleaders == 1) {
+        push_to_all(team, mine, mine, len);
+        return;
+    }
+    int leader = me == team->local[0];
+    exchange_on_node(team, mine, mine, len, !leader); /* + the other nodes' blocks */
+    if (!leader)
+        return;
+    struct leader_pass pass = {.dest = dest, .offset = offset};
+    int *room = runs_room(team, call);
+    find_runs(team, &pass, room);
+    exchange_leaders(team, &pass);
+    for (int l = 1; l < team->nlocal; l++)
+        send_members(team, &pass, NOT_MY_NODE, pg_team_pe(team, team->local[l]));
+    free(room);
+}
+
 void pg_coll_fcollect(struct pangea_team *team, void *dest, const void *source, size_t nbytes)
 {
     PG_COLL_KIND(PG_COLL_FCOLLECT);
     PG_PROF_COLL(FCOLLECT);
     if (nbytes == 0)
         return;
-    char *at = dest;
-    char *mine = at + (size_t)team->my_pe * nbytes;
-    memmove(mine, source, nbytes);
-    if (team->nleaders == 1) {
-        push_to_all(team, mine, source, nbytes);
-        return;
-    }
-    int leader = team->my_pe == team->local[0];
-    exchange_on_node(team, mine, source, nbytes, !leader); /* + the other nodes' blocks */
-    if (!leader)
-        return;
     size_t offset[team->size + 1];
     for (int j = 0; j <= team->size; j++)
         offset[j] = (size_t)j * nbytes;
-    struct leader_pass pass = {.dest = at, .offset = offset};
-    int *room = runs_room(team, "fcollect");
-    find_runs(team, &pass, room);
-    exchange_leaders(team, &pass);
-    for (int l = 1; l < team->nlocal; l++)
-        send_members(team, &pass, NOT_MY_NODE, pg_team_pe(team, team->local[l]));
-    free(room);
+    memmove((char *)dest + offset[team->my_pe], source, nbytes);
+    pg_coll_allgather(team, dest, offset, "fcollect");
 }
 
 /* Two-level collect. The members of a node store their sizes in the leader's table and wait

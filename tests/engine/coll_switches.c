@@ -12,6 +12,8 @@
  * - collect (blocks of 0, 1 and 2 rows, by member) and fcollect are exact, with a guard after;
  *   with the switch level each switch's sizes and blocks cross the top once per other switch
  *   (bytes, exact).
+ * - a reduction large enough to be split (reduce-scatter, then the shares gathered like
+ *   fcollect's blocks) is exact, with a guard after.
  * Needs 4 nodes with the same PEs each. */
 #include "check.h"
 #include "coll/coll.h"
@@ -206,6 +208,29 @@ static void run_collects(const char *name, shmem_team_t team, uint64_t *src, uin
     }
 }
 
+#define REDUCE_COUNT 8192           /* 64 KiB: above any team's reduction slot, so split */
+static uint64_t *big_src, *big_dst; /* symmetric, REDUCE_COUNT + 8 */
+
+static void run_reduce(const char *name, shmem_team_t team)
+{
+    int member = team != SHMEM_TEAM_INVALID;
+    int n = member ? shmem_team_n_pes(team) : 0, me = member ? shmem_team_my_pe(team) : 0;
+    for (size_t k = 0; k < REDUCE_COUNT + 8; k++) {
+        big_src[k] = (uint64_t)me * 7 + k;
+        big_dst[k] = GUARD;
+    }
+    shmem_barrier_all();
+    if (member)
+        shmem_uint64_sum_reduce(team, big_dst, big_src, REDUCE_COUNT);
+    int bad = 0;
+    for (size_t k = 0; k < REDUCE_COUNT + 8 && member; k++) {
+        uint64_t want =
+            k < REDUCE_COUNT ? (uint64_t)n * (uint64_t)(n - 1) / 2 * 7 + (uint64_t)n * k : GUARD;
+        bad += big_dst[k] != want;
+    }
+    CHECK(bad == 0, "%s: split reduction: %d elements wrong", name, bad);
+}
+
 static void run(const char *name, shmem_team_t team, uint64_t *src, uint64_t *dst, int npes,
                 int switch_level)
 {
@@ -252,6 +277,7 @@ static void run(const char *name, shmem_team_t team, uint64_t *src, uint64_t *ds
             check_schedule(name, (struct pangea_team *)team, switch_level);
     }
     run_collects(name, team, src, dst, extent);
+    run_reduce(name, team);
 }
 
 int main(void)
@@ -270,6 +296,8 @@ int main(void)
     size_t extent = (size_t)npes * NELEMS * SRC_STRIDE + 8;
     uint64_t *src = shmem_malloc(extent * sizeof *src);
     uint64_t *dst = shmem_malloc(extent * sizeof *dst);
+    big_src = shmem_malloc((REDUCE_COUNT + 8) * sizeof *big_src);
+    big_dst = shmem_malloc((REDUCE_COUNT + 8) * sizeof *big_dst);
 
     run("world", SHMEM_TEAM_WORLD, src, dst, npes, switch_level);
     shmem_team_t team;
@@ -300,6 +328,8 @@ int main(void)
         shmem_team_destroy(team);
     }
 
+    shmem_free(big_dst);
+    shmem_free(big_src);
     shmem_free(dst);
     shmem_free(src);
     shmem_free(sums);

@@ -2,13 +2,14 @@
  * nodes of P PEs each under two leaf switches (tests/topo/two-switches.conf), summed over the
  * PEs. With the switch level (TEST_EXPECT=switches): a sync sends one signal each way between
  * the two switch leaders; a broadcast one copy of the data; a small reduction one partial each
- * way; an fcollect one copy of every block (and one signal each way); a collect (of blocks of
- * different sizes) one copy of every member's size and of every block; an alltoall one copy of
- * every block that crosses. With node leaders only (TEST_EXPECT=nodes, PANGEA_COLL_SWITCHES=0),
- * an fcollect and a collect send every block to both nodes of the other switch. Every result is
- * checked too. Other layouts: SKIP. */
+ * way; a large (split) one its gets and then each share once; an fcollect one copy of every block
+ * (and one signal each way); a collect (of blocks of different sizes) one copy of every member's
+ * size and of every block; an alltoall one copy of every block that crosses. With node leaders only
+ * (TEST_EXPECT=nodes, PANGEA_COLL_SWITCHES=0), an fcollect and a collect send every block to both
+ * nodes of the other switch. Every result is checked too. Other layouts: SKIP. */
 #include "check.h"
 #include "coll/coll.h"
+#include "runtime/runtime.h"
 #include "startup/startup.h"
 
 #include <shmem.h>
@@ -95,6 +96,30 @@ int main(void)
     CHECK(dst[0] == (uint64_t)npes * (npes + 1) / 2, "reduce: %llu", (unsigned long long)dst[0]);
     if (aware)
         CHECK(m == 2 && b == 16, "reduce: %lld messages, %lld bytes across (want 2, 16)", m, b);
+
+    /* A large reduction, split: each member fetches its share from every member under the
+     * other switch (gets), between two syncs (a signal each way each); then the shares go to
+     * all as fcollect's blocks do: each switch's shares once to the other (one run, a signal). */
+    size_t count = (size_t)npes * BLOCK;
+    const struct pangea_team *world = (const struct pangea_team *)SHMEM_TEAM_WORLD;
+    CHECK(count * sizeof *src > world->slot_size &&
+              count * sizeof *src > (size_t)pg_cfg.coll_reduce_split,
+          "reduce: %zu bytes would not be split", count * sizeof *src);
+    for (size_t i = 0; i < count; i++)
+        src[i] = (uint64_t)me * 3 + i;
+    shmem_barrier_all();
+    t0 = snapshot(PG_COLL_REDUCE);
+    pg_coll_reduce(SHMEM_TEAM_WORLD, dst, src, count, sizeof *src, add_u64);
+    total_since(PG_COLL_REDUCE, t0, &m, &b);
+    bad = 0;
+    for (size_t i = 0; i < count; i++)
+        bad += dst[i] != (uint64_t)npes * (npes - 1) / 2 * 3 + (uint64_t)npes * i;
+    CHECK(bad == 0, "split reduce: %d wrong", bad);
+    long long total = (long long)(count * sizeof *src);
+    if (aware)
+        CHECK(m == npes * half + 8 && b == 32 + total * half + total + 16,
+              "split reduce: %lld messages, %lld bytes across (want %lld, %lld)", m, b,
+              npes * half + 8, 32 + total * half + total + 16);
 
     for (int i = 0; i < BLOCK; i++)
         src[i] = (uint64_t)me * BLOCK + (uint64_t)i;
