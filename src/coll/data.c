@@ -370,6 +370,15 @@ static void exchange_leaders(struct pangea_team *team, const struct leader_pass 
         send_members(team, pass, OTHER_SWITCHES, pg_team_pe(team, team->switch_local[k]));
 }
 
+/* A leader's part of a pass once its node's data is in place: the leaders' exchange, then
+ * the other nodes' data to its node's members. */
+static void gather_through_leaders(struct pangea_team *team, const struct leader_pass *pass)
+{
+    exchange_leaders(team, pass);
+    for (int l = 1; l < team->nlocal; l++)
+        send_members(team, pass, NOT_MY_NODE, pg_team_pe(team, team->local[l]));
+}
+
 /* A leader's runs, for the size of the team. */
 static int *runs_room(const struct pangea_team *team, const char *call)
 {
@@ -396,9 +405,7 @@ void pg_coll_allgather(struct pangea_team *team, char *dest, const size_t *offse
     struct leader_pass pass = {.dest = dest, .offset = offset};
     int *room = runs_room(team, call);
     find_runs(team, &pass, room);
-    exchange_leaders(team, &pass);
-    for (int l = 1; l < team->nlocal; l++)
-        send_members(team, &pass, NOT_MY_NODE, pg_team_pe(team, team->local[l]));
+    gather_through_leaders(team, &pass);
     free(room);
 }
 
@@ -462,9 +469,7 @@ static void collect_nodes(struct pangea_team *team, char *dest, const void *sour
     memmove(mine, source, nbytes);
     exchange_on_node(team, mine, source, nbytes, 0);
     pass.offset = offset;
-    exchange_leaders(team, &pass); /* the blocks */
-    for (int l = 1; l < team->nlocal; l++)
-        send_members(team, &pass, NOT_MY_NODE, pg_team_pe(team, team->local[l]));
+    gather_through_leaders(team, &pass); /* the blocks */
     free(room);
 }
 
