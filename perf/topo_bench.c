@@ -22,11 +22,12 @@
 
 #include "bench_util.h"
 
-enum op { SYNC, BROADCAST, REDUCE, FCOLLECT, ALLTOALL, NOPS };
-static const char *const op_names[NOPS] = {"team_sync", "broadcastmem", "long_sum_reduce",
-                                           "fcollectmem", "alltoallmem"};
-static const enum pg_coll_kind op_kind[NOPS] = {PG_COLL_SYNC, PG_COLL_BROADCAST, PG_COLL_REDUCE,
-                                                PG_COLL_FCOLLECT, PG_COLL_ALLTOALL};
+enum op { SYNC, BROADCAST, REDUCE, FCOLLECT, COLLECT, ALLTOALL, NOPS };
+static const char *const op_names[NOPS] = {"team_sync",   "broadcastmem", "long_sum_reduce",
+                                           "fcollectmem", "collectmem",   "alltoallmem"};
+static const enum pg_coll_kind op_kind[NOPS] = {PG_COLL_SYNC,    PG_COLL_BROADCAST,
+                                                PG_COLL_REDUCE,  PG_COLL_FCOLLECT,
+                                                PG_COLL_COLLECT, PG_COLL_ALLTOALL};
 
 static char *src, *dst;
 static double mine, slowest;
@@ -46,6 +47,9 @@ static void run(enum op op, shmem_team_t team, size_t bytes)
         break;
     case FCOLLECT:
         shmem_fcollectmem(team, dst, src, bytes);
+        break;
+    case COLLECT:
+        shmem_collectmem(team, dst, src, bytes);
         break;
     case ALLTOALL:
         shmem_alltoallmem(team, dst, src, bytes);
@@ -114,8 +118,8 @@ int main(int argc, char **argv)
     dst = shmem_malloc(max);
     memset(src, 1, max);
     memset(dst, 0, max);
-    static const size_t sizes[][3] = {
-        {0, 0, 0}, {8, 65536, 0}, {8, 1024, 0}, {8, 4096, 0}, {8, 4096, 0}};
+    static const size_t sizes[][3] = {{0, 0, 0},    {8, 65536, 0}, {8, 1024, 0},
+                                      {8, 4096, 0}, {8, 4096, 0},  {8, 4096, 65536}};
     if (me == 0)
         printf("# %d PEs; A = switch level, B = node leaders only; %d rounds of %d calls, "
                "alternating\n# %-16s %8s %12s %14s %12s %14s %10s %10s\n",

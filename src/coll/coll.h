@@ -42,6 +42,9 @@ struct pangea_team {
     int nswitch_local, *switch_local;
     int my_switch;       /* my place in switches[] (-1 unless I lead my switch) */
     int my_switch_local; /* my place in switch_local[] (-1 unless I lead my node) */
+    /* With the switch level, the order in which the alltoall sends to the other nodes (places
+     * in leaders[]): my node's row of the exchange schedule, made at the first alltoall. */
+    int nexchange_nodes, *exchange_nodes;
     /* The NUMA level within my node (topo.h): the members bound within my NUMA domain
      * (numa_local[0] leads it), and the leader of each domain of the node's members
      * (numa_heads[0] = local[0]). With one domain, numa_local is local's members. */

@@ -71,6 +71,33 @@ void pg_coll_count(int pe, size_t len);
  * every speed is equal nothing moves. speed is reordered alike. */
 void pg_coll_fast_links_first(int *group, uint32_t *speed, int n);
 
+/* The schedule of an alltoall's exchanges between n >= 2 nodes, node i under leaf switch
+ * switch_of[i] (any numbers; equal means the same switch), in steps: every ordered pair of
+ * nodes exchanges in exactly one step; in each step a node sends to at most one node and
+ * receives from at most one, and the exchanges leaving (and entering) a switch of k nodes
+ * number at most its share, ceil(k*(n-k)/(n-1)): its exchanges across spread evenly over a
+ * full exchange's n-1 steps. A pure function (schedule.c). Gives node's n-1 partners in the
+ * order it sends to them, in partner[], and when step is not NULL the step of each; returns
+ * the schedule's number of steps (n-1 or somewhat more), -1 when out of memory. */
+int pg_coll_exchange_order(int n, const int *switch_of, int node, int *partner, int *step);
+
+/* The members of the other nodes (team indices), in the order the alltoall sends to them from
+ * my node: across leaf switches node by node as the exchange schedule orders the nodes (the
+ * schedule is made at the first call, in team->exchange_nodes), each node's members in team
+ * order; else round the team from my right neighbour on, so that the members do not all
+ * write to the same one at once. team->size - team->nlocal entries, to free. */
+int *pg_coll_send_order(struct pangea_team *team);
+
+/* Member j's block, at dest + offset[j] up to dest + offset[j + 1] (already there on member
+ * j), to every member's dest (fcollect; the second half of a split reduction). Across nodes
+ * the members of a node exchange their blocks through shared memory and each leader sends its
+ * node's blocks to the other leaders, in runs of consecutive members (with the switch level,
+ * within its switch, and each switch's leader sends the switch's blocks to the other switches'
+ * leaders and hands on theirs), then hands the blocks it received on to its node: a block
+ * crosses the network once per node and the top of the tree once per switch. */
+void pg_coll_allgather(struct pangea_team *team, char *dest, const size_t *offset,
+                       const char *call);
+
 /* The context the collectives' own transfers use. */
 extern struct pangea_ctx pg_coll_ctx;
 

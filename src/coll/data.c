@@ -257,109 +257,181 @@ static void exchange_on_node(struct pangea_team *team, char *at, const void *blo
             pg_coll_wait(team, pg_team_pe(team, team->local[l]), 1 + (l == 0 ? extra : 0));
 }
 
-/* My node's blocks (at + index*nbytes) to world PE pe, then a signal after them. */
-static void send_node_blocks(struct pangea_team *team, char *at, size_t nbytes, int pe)
+/* The members a leader passes on in fcollect and collect. */
+enum member_set { MY_NODE, NOT_MY_NODE, MY_SWITCH, OTHER_SWITCHES, MEMBER_SETS };
+
+static int in_set(const struct pangea_team *team, int j, enum member_set set)
 {
-    for (int l = 0; l < team->nlocal; l++) {
-        char *block = at + (size_t)team->local[l] * nbytes;
-        counted_put(block, block, nbytes, pe);
+    int node = pg_world.node_of[pg_team_pe(team, j)];
+    switch (set) {
+    case MY_NODE:
+        return node == pg_world.node;
+    case NOT_MY_NODE:
+        return node != pg_world.node;
+    case MY_SWITCH:
+        return pg_topo_leaf_switch(node) == pg_topo_leaf_switch(pg_world.node);
+    default:
+        return pg_topo_leaf_switch(node) != pg_topo_leaf_switch(pg_world.node);
     }
-    pg_fence(&pg_coll_ctx); /* the blocks before the signal */
-    pg_coll_notify(team, pe);
 }
 
-/* The blocks of the members under leaf switch sw (inside), or under any other (!inside), to
- * world PE pe, then a signal after them. */
-static void send_switch_blocks(struct pangea_team *team, char *at, size_t nbytes, int sw,
-                               int inside, int pe)
+/* What the leaders of an fcollect or a collect move: each member's block at dest + offset[j]
+ * (offset[j + 1] its end), or, in a collect's first pass (offset NULL), its entry in the
+ * sizes table; in runs of consecutive members, run r of a set being members runs[set][2r] to
+ * runs[set][2r + 1]. */
+struct leader_pass {
+    char *dest;
+    const size_t *offset;
+    uint64_t *table;
+    int nruns[MEMBER_SETS], *runs[MEMBER_SETS];
+};
+
+/* The runs of every set (for a leader: runs[set] has room for size + 1 pairs each). */
+static void find_runs(const struct pangea_team *team, struct leader_pass *pass, int *room)
 {
-    for (int j = 0; j < team->size; j++) {
-        int under = pg_topo_leaf_switch(pg_world.node_of[pg_team_pe(team, j)]) == sw;
-        if (under == inside) {
-            char *block = at + (size_t)j * nbytes;
-            counted_put(block, block, nbytes, pe);
+    for (int set = 0; set < MEMBER_SETS; set++) {
+        int *runs = room + (size_t)set * 2 * (size_t)(team->size + 1), count = 0;
+        for (int j = 0; j < team->size; j++) {
+            if (!in_set(team, j, set))
+                continue;
+            if (count && runs[2 * count - 1] == j - 1) {
+                runs[2 * count - 1] = j;
+            } else {
+                runs[2 * count] = runs[2 * count + 1] = j;
+                count++;
+            }
         }
+        pass->runs[set] = runs;
+        pass->nruns[set] = count;
     }
-    pg_fence(&pg_coll_ctx);
+}
+
+/* The members of set (their sizes, or their blocks) to world PE pe, one put per run, then a
+ * signal after them. */
+static void send_members(struct pangea_team *team, const struct leader_pass *pass,
+                         enum member_set set, int pe)
+{
+    for (int r = 0; r < pass->nruns[set]; r++) {
+        int a = pass->runs[set][2 * r], b = pass->runs[set][2 * r + 1];
+        if (pass->offset) {
+            size_t from = pass->offset[a], to = pass->offset[b + 1];
+            if (to > from)
+                counted_put(pass->dest + from, pass->dest + from, to - from, pe);
+            continue;
+        }
+        /* A run's entries are every step-th from the lower place on. */
+        size_t first = pg_coll_index(team, pg_team_pe(team, a));
+        size_t last = pg_coll_index(team, pg_team_pe(team, b));
+        uint64_t *run = &pass->table[first < last ? first : last];
+        struct pg_strided shape = {.levels = 1};
+        shape.count[0] = sizeof *run;
+        shape.count[1] = (size_t)(b - a + 1);
+        shape.dst_stride[0] = shape.src_stride[0] =
+            (ptrdiff_t)(sizeof *run * pg_coll_index_step(team));
+        counted_put_strided(run, run, &shape, pe);
+    }
+    if (pg_world.node_of[pe] != pg_world.node)
+        pg_fence(&pg_coll_ctx); /* the data before the signal (on the node, stores are) */
     pg_coll_notify(team, pe);
 }
 
-/* Across nodes, the members of a node exchange their blocks through shared memory; each
- * leader sends its node's blocks to the other leaders and hands the blocks it receives on to
- * its node: a block crosses the network once per node, not once per member. */
+/* The leaders' part of a pass: each sends its node's members to the other node leaders; with
+ * the switch level only within its switch, and each switch's leader sends the switch's members
+ * to the other switches' leaders and hands on theirs to its node leaders, so that a member's
+ * data crosses the top of the tree once per other switch. */
+static void exchange_leaders(struct pangea_team *team, const struct leader_pass *pass)
+{
+    int nl = team->nleaders, rank = team->my_leader;
+    if (!team->nswitches) {
+        for (int k = 1; k < nl; k++)
+            send_members(team, pass, MY_NODE, pg_team_pe(team, team->leaders[(rank + k) % nl]));
+        for (int k = 1; k < nl; k++)
+            pg_coll_wait(team, pg_team_pe(team, team->leaders[(rank + k) % nl]), 1);
+        return;
+    }
+    for (int k = 0; k < team->nswitch_local; k++)
+        if (team->switch_local[k] != team->my_pe)
+            send_members(team, pass, MY_NODE, pg_team_pe(team, team->switch_local[k]));
+    if (team->my_switch < 0) {
+        for (int k = 0; k < team->nswitch_local; k++) /* the switch's leader sends twice */
+            if (team->switch_local[k] != team->my_pe)
+                pg_coll_wait(team, pg_team_pe(team, team->switch_local[k]), k == 0 ? 2 : 1);
+        return;
+    }
+    for (int k = 1; k < team->nswitch_local; k++)
+        pg_coll_wait(team, pg_team_pe(team, team->switch_local[k]), 1);
+    for (int k = 0; k < team->nswitches; k++)
+        if (team->switches[k] != team->my_pe)
+            send_members(team, pass, MY_SWITCH, pg_team_pe(team, team->switches[k]));
+    for (int k = 0; k < team->nswitches; k++)
+        if (team->switches[k] != team->my_pe)
+            pg_coll_wait(team, pg_team_pe(team, team->switches[k]), 1);
+    for (int k = 1; k < team->nswitch_local; k++)
+        send_members(team, pass, OTHER_SWITCHES, pg_team_pe(team, team->switch_local[k]));
+}
+
+/* A leader's part of a pass once its node's data is in place: the leaders' exchange, then
+ * the other nodes' data to its node's members. */
+static void gather_through_leaders(struct pangea_team *team, const struct leader_pass *pass)
+{
+    exchange_leaders(team, pass);
+    for (int l = 1; l < team->nlocal; l++)
+        send_members(team, pass, NOT_MY_NODE, pg_team_pe(team, team->local[l]));
+}
+
+/* A leader's runs, for the size of the team. */
+static int *runs_room(const struct pangea_team *team, const char *call)
+{
+    size_t ints = (size_t)MEMBER_SETS * 2 * (size_t)(team->size + 1);
+    int *room = malloc(ints * sizeof *room);
+    if (!room)
+        pg_fatal(call, "out of memory for %zu bytes", ints * sizeof *room);
+    return room;
+}
+
+void pg_coll_allgather(struct pangea_team *team, char *dest, const size_t *offset, const char *call)
+{
+    int me = team->my_pe;
+    char *mine = dest + offset[me];
+    size_t len = offset[me + 1] - offset[me];
+    if (team->nleaders == 1) {
+        push_to_all(team, mine, mine, len);
+        return;
+    }
+    int leader = me == team->local[0];
+    exchange_on_node(team, mine, mine, len, !leader); /* + the other nodes' blocks */
+    if (!leader)
+        return;
+    struct leader_pass pass = {.dest = dest, .offset = offset};
+    int *room = runs_room(team, call);
+    find_runs(team, &pass, room);
+    gather_through_leaders(team, &pass);
+    free(room);
+}
+
 void pg_coll_fcollect(struct pangea_team *team, void *dest, const void *source, size_t nbytes)
 {
     PG_COLL_KIND(PG_COLL_FCOLLECT);
     PG_PROF_COLL(FCOLLECT);
     if (nbytes == 0)
         return;
-    char *at = dest;
-    char *mine = at + (size_t)team->my_pe * nbytes;
-    memmove(mine, source, nbytes);
-    if (team->nleaders == 1) {
-        push_to_all(team, mine, source, nbytes);
-        return;
-    }
-    int leader = team->my_pe == team->local[0];
-    exchange_on_node(team, mine, source, nbytes, !leader); /* + the other nodes' blocks */
-    if (!leader)
-        return;
-    int my_switch = pg_topo_leaf_switch(pg_world.node);
-    if (team->nswitches) {
-        /* Within a switch as between nodes; each switch's leader sends the switch's blocks to
-         * the other switches' leaders and hands on theirs to its node leaders: a block crosses
-         * the top of the tree once per switch. */
-        for (int k = 0; k < team->nswitch_local; k++)
-            if (team->switch_local[k] != team->my_pe)
-                send_node_blocks(team, at, nbytes, pg_team_pe(team, team->switch_local[k]));
-        if (team->my_switch >= 0) {
-            for (int k = 1; k < team->nswitch_local; k++)
-                pg_coll_wait(team, pg_team_pe(team, team->switch_local[k]), 1);
-            for (int k = 0; k < team->nswitches; k++)
-                if (team->switches[k] != team->my_pe)
-                    send_switch_blocks(team, at, nbytes, my_switch, 1,
-                                       pg_team_pe(team, team->switches[k]));
-            for (int k = 0; k < team->nswitches; k++)
-                if (team->switches[k] != team->my_pe)
-                    pg_coll_wait(team, pg_team_pe(team, team->switches[k]), 1);
-            for (int k = 1; k < team->nswitch_local; k++)
-                send_switch_blocks(team, at, nbytes, my_switch, 0,
-                                   pg_team_pe(team, team->switch_local[k]));
-        } else {
-            for (int k = 0; k < team->nswitch_local; k++) /* the switch's leader sends twice */
-                if (team->switch_local[k] != team->my_pe)
-                    pg_coll_wait(team, pg_team_pe(team, team->switch_local[k]), k == 0 ? 2 : 1);
-        }
-    } else {
-        for (int k = 0; k < team->nleaders; k++)
-            if (team->leaders[k] != team->my_pe)
-                send_node_blocks(team, at, nbytes, pg_team_pe(team, team->leaders[k]));
-        for (int k = 0; k < team->nleaders; k++)
-            if (team->leaders[k] != team->my_pe)
-                pg_coll_wait(team, pg_team_pe(team, team->leaders[k]), 1);
-    }
-    for (int l = 1; l < team->nlocal; l++) {
-        int member = pg_team_pe(team, team->local[l]);
-        for (int j = 0; j < team->size; j++) {
-            if (pg_world.node_of[pg_team_pe(team, j)] == pg_world.node)
-                continue;
-            char *block = at + (size_t)j * nbytes;
-            counted_put(block, block, nbytes, member);
-        }
-        pg_coll_notify(team, member);
-    }
+    size_t offset[team->size + 1];
+    for (int j = 0; j <= team->size; j++)
+        offset[j] = (size_t)j * nbytes;
+    memmove((char *)dest + offset[team->my_pe], source, nbytes);
+    pg_coll_allgather(team, dest, offset, "fcollect");
 }
 
 /* Two-level collect. The members of a node store their sizes in the leader's table and wait
- * for their offsets; the leaders exchange their nodes' sizes; then the blocks move like
- * fcollect's: on the node member to member, between nodes leader to leader (a node's blocks in
- * one put per run of consecutive members), and each leader hands on the other nodes' blocks.
- * The table is read into offsets before any block leaves a leader, and a PE's entry (at its
- * place, by world PE for the active sets, which share a channel, so that they do not overlap) is
- * written for its next collect only after it has received those blocks. */
+ * for their offsets; the leaders exchange the sizes as fcollect's leaders do the blocks; then
+ * the blocks move like fcollect's: on the node member to member, between the leaders (in
+ * runs of consecutive members), and each leader hands on the other nodes' blocks. The table
+ * is read into offsets before any block leaves a leader, and a PE's entry (at its place, by
+ * world PE for the active sets, which share a channel, so that they do not overlap) is written
+ * for its next collect only after it has received those blocks. */
 static void collect_nodes(struct pangea_team *team, char *dest, const void *source, size_t nbytes)
 {
-    int me = team->my_pe, n = team->size, nl = team->nleaders;
+    int me = team->my_pe, n = team->size;
     int leader = pg_team_pe(team, team->local[0]);
     uint64_t *word = team->channel->word;
     if (me != team->local[0]) {
@@ -377,26 +449,10 @@ static void collect_nodes(struct pangea_team *team, char *dest, const void *sour
     table[pg_coll_index(team, pg_world.me)] = nbytes;
     for (int l = 1; l < team->nlocal; l++)
         pg_coll_wait(team, pg_team_pe(team, team->local[l]), 1);
-    int rank = team->my_leader;
-    for (int k = 1; k < nl; k++) {
-        int other = pg_team_pe(team, team->leaders[(rank + k) % nl]);
-        for (int l = 0; l < team->nlocal; l = run_end(team, l) + 1) {
-            /* A run of members is every step-th entry from the lower place on. */
-            size_t first = pg_coll_index(team, pg_team_pe(team, team->local[l]));
-            size_t last = pg_coll_index(team, pg_team_pe(team, team->local[run_end(team, l)]));
-            uint64_t *run = &table[first < last ? first : last];
-            struct pg_strided shape = {.levels = 1};
-            shape.count[0] = sizeof *run;
-            shape.count[1] = (size_t)(run_end(team, l) - l + 1);
-            shape.dst_stride[0] = shape.src_stride[0] =
-                (ptrdiff_t)(sizeof *run * pg_coll_index_step(team));
-            counted_put_strided(run, run, &shape, other);
-        }
-        pg_fence(&pg_coll_ctx); /* the sizes before the signal */
-        pg_coll_notify(team, other);
-    }
-    for (int k = 1; k < nl; k++)
-        pg_coll_wait(team, pg_team_pe(team, team->leaders[(rank + k) % nl]), 1);
+    struct leader_pass pass = {.dest = dest, .table = table};
+    int *room = runs_room(team, "collect");
+    find_runs(team, &pass, room);
+    exchange_leaders(team, &pass); /* the sizes */
     size_t offset[n + 1];
     offset[0] = 0;
     for (int j = 0; j < n; j++)
@@ -412,38 +468,16 @@ static void collect_nodes(struct pangea_team *team, char *dest, const void *sour
     char *mine = dest + offset[me];
     memmove(mine, source, nbytes);
     exchange_on_node(team, mine, source, nbytes, 0);
-    for (int k = 1; k < nl; k++) {
-        int other = pg_team_pe(team, team->leaders[(rank + k) % nl]);
-        for (int l = 0; l < team->nlocal; l = run_end(team, l) + 1) {
-            size_t from = offset[team->local[l]], to = offset[team->local[run_end(team, l)] + 1];
-            if (to > from)
-                counted_put(dest + from, dest + from, to - from, other);
-        }
-        pg_fence(&pg_coll_ctx); /* the blocks before the signal */
-        pg_coll_notify(team, other);
-    }
-    for (int k = 1; k < nl; k++)
-        pg_coll_wait(team, pg_team_pe(team, team->leaders[(rank + k) % nl]), 1);
-    /* The other nodes' blocks: the gaps between the runs of my node's members. */
-    for (int l = 1; l < team->nlocal; l++) {
-        int member = pg_team_pe(team, team->local[l]);
-        size_t from = 0;
-        for (int m = 0; m <= team->nlocal; m = m < team->nlocal ? run_end(team, m) + 1 : m + 1) {
-            size_t to = m < team->nlocal ? offset[team->local[m]] : offset[n];
-            if (to > from)
-                counted_put(dest + from, dest + from, to - from, member);
-            if (m < team->nlocal)
-                from = offset[team->local[run_end(team, m)] + 1];
-        }
-        pg_coll_notify(team, member);
-    }
+    pass.offset = offset;
+    gather_through_leaders(team, &pass); /* the blocks */
+    free(room);
 }
 
 void pg_coll_collect(struct pangea_team *team, void *dest, const void *source, size_t nbytes)
 {
     PG_COLL_KIND(PG_COLL_COLLECT);
     PG_PROF_COLL(COLLECT);
-    if (two_level(team)) {
+    if (two_level(team) || team->nswitches) {
         collect_nodes(team, dest, source, nbytes);
         return;
     }
@@ -546,14 +580,86 @@ static void put_elements(struct pangea_team *team, const struct blocks *b, char 
     }
 }
 
+/* My node's place in leaders[]. */
+static int my_node_place(const struct pangea_team *team)
+{
+    int k = 0;
+    while (team->leaders[k] != team->local[0])
+        k++;
+    return k;
+}
+
+int *pg_coll_send_order(struct pangea_team *team)
+{
+    int n = team->size, nl = team->nleaders, count = n - team->nlocal;
+    int *order = malloc((size_t)(count > 0 ? count : 1) * sizeof *order);
+    if (!order)
+        pg_fatal("alltoall", "out of memory for the order of %d members", count);
+    if (!team->nswitches) {
+        int k = 0;
+        for (int s = 1; s < n; s++) {
+            int j = (team->my_pe + s) % n;
+            if (pg_world.node_of[pg_team_pe(team, j)] != pg_world.node)
+                order[k++] = j;
+        }
+        return order;
+    }
+    if (!team->exchange_nodes) {
+        int *switch_of = malloc((size_t)nl * sizeof *switch_of);
+        int *nodes = malloc((size_t)nl * sizeof *nodes);
+        if (!switch_of || !nodes)
+            pg_fatal("alltoall", "out of memory for the schedule of %d nodes", nl);
+        for (int k = 0; k < nl; k++)
+            switch_of[k] =
+                pg_topo_leaf_switch(pg_world.node_of[pg_team_pe(team, team->leaders[k])]);
+        if (pg_coll_exchange_order(nl, switch_of, my_node_place(team), nodes, NULL) < 0)
+            pg_fatal("alltoall", "out of memory for the schedule of %d nodes", nl);
+        free(switch_of);
+        team->exchange_nodes = nodes;
+        team->nexchange_nodes = nl - 1;
+    }
+    /* The members by their node's place in the order (a counting sort, stable). */
+    int *rank = calloc((size_t)pg_world.nnodes, sizeof *rank),
+        *start = calloc((size_t)nl, sizeof *start);
+    if (!rank || !start)
+        pg_fatal("alltoall", "out of memory for the order of %d members", count);
+    for (int r = 0; r < team->nexchange_nodes; r++)
+        rank[pg_world.node_of[pg_team_pe(team, team->leaders[team->exchange_nodes[r]])]] = r + 1;
+    for (int j = 0; j < n; j++) {
+        int r = rank[pg_world.node_of[pg_team_pe(team, j)]];
+        if (r > 0 && r < nl - 1)
+            start[r]++;
+    }
+    for (int r = 1; r < nl - 1; r++)
+        start[r] += start[r - 1];
+    for (int j = 0; j < n; j++) {
+        int r = rank[pg_world.node_of[pg_team_pe(team, j)]];
+        if (r > 0)
+            order[start[r - 1]++] = j;
+    }
+    free(rank);
+    free(start);
+    return order;
+}
+
 /* Pairwise exchange: every member puts its blocks straight into the others' dest. */
 static void alltoall_flat(struct pangea_team *team, const struct blocks *b)
 {
     int n = team->size, me = team->my_pe;
-    for (int s = 0; s < n; s++) {
-        int j = (me + s) % n;
-        put_elements(team, b, dest_block(b, me), source_block(b, j), b->sst, b->nelems,
-                     pg_team_pe(team, j), s > 0);
+    put_elements(team, b, dest_block(b, me), source_block(b, me), b->sst, b->nelems,
+                 pg_team_pe(team, me), 0);
+    if (team->nleaders == 1) {
+        for (int s = 1; s < n; s++) {
+            int j = (me + s) % n;
+            put_elements(team, b, dest_block(b, me), source_block(b, j), b->sst, b->nelems,
+                         pg_team_pe(team, j), 1);
+        }
+    } else {
+        int *order = pg_coll_send_order(team); /* one member per node: every other member */
+        for (int k = 0; k < n - 1; k++)
+            put_elements(team, b, dest_block(b, me), source_block(b, order[k]), b->sst, b->nelems,
+                         pg_team_pe(team, order[k]), 1);
+        free(order);
     }
     for (int s = 1; s < n; s++)
         pg_coll_wait(team, pg_team_pe(team, (me - s + n) % n), 1);
@@ -579,10 +685,9 @@ static void alltoall_nodes(struct pangea_team *team, const struct blocks *b)
         char *pack = malloc((size_t)nlocal * block);
         if (!pack)
             pg_fatal("alltoall", "out of memory for %zu bytes", (size_t)nlocal * block);
-        for (int s = 1; s < n; s++) {
-            int j = (me + s) % n;
-            if (pg_world.node_of[pg_team_pe(team, j)] == pg_world.node)
-                continue;
+        int *order = pg_coll_send_order(team);
+        for (int k = 0; k < n - nlocal; k++) {
+            int j = order[k];
             for (int l = 0; l < nlocal; l++) {
                 const char *from = pg_coll_fetch(source_block(b, j), extent,
                                                  pg_team_pe(team, team->local[l]), NULL);
@@ -601,6 +706,7 @@ static void alltoall_nodes(struct pangea_team *team, const struct blocks *b)
             }
         }
         free(pack);
+        free(order);
         for (int l = 1; l < nlocal; l++)
             pg_coll_notify(team, pg_team_pe(team, team->local[l]));
     } else {

@@ -8,8 +8,9 @@
  * Larger ones, and scans: members sync (every source is ready), read each other's sources — in
  * place on the node, fetched from off the node — and combine them in team order, sync again
  * (every source has been read, so dest may be written even when it is the source), and write
- * dest. Large reductions split the elements: each member reduces its share, then sends it to
- * all (reduce-scatter + allgather). */
+ * dest. Large reductions split the elements: each member reduces its share, then the shares
+ * go to all as fcollect's blocks do (reduce-scatter + allgather: through the node leaders, and
+ * the switches' leaders across switches). */
 #include "coll_internal.h"
 
 #include "runtime/runtime.h"
@@ -135,10 +136,10 @@ void pg_coll_reduce(struct pangea_team *team, void *dest, const void *source, si
     char *mine = (char *)dest + lo * elem;
     memcpy(mine, acc, len);
     if (split) {
-        for (int s = 1; s < n; s++)
-            pg_coll_put_notify(team, mine, acc, len, pg_team_pe(team, (me + s) % n));
-        for (int s = 1; s < n; s++)
-            pg_coll_wait(team, pg_team_pe(team, (me - s + n) % n), 1);
+        size_t offset[n + 1];
+        for (int j = 0; j <= n; j++)
+            offset[j] = count * (size_t)j / (size_t)n * elem;
+        pg_coll_allgather(team, dest, offset, "reduction");
     }
     free(acc);
 }

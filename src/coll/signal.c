@@ -111,9 +111,10 @@ size_t pg_coll_table_bytes(size_t npes, size_t max_local)
 {
     /* The node layout of the world-wide teams (the library's, SHMEM_TEAM_WORLD, ARMCI's and
      * an active set at its largest): my node's members, those of my NUMA domain and the
-     * domains' leaders (room for the node's members each), and one leader per node. */
+     * domains' leaders (room for the node's members each), one leader per node and, across
+     * leaf switches, the alltoall's order of the nodes. */
     size_t nodes = (npes + max_local - 1) / max_local;
-    return 4 * (3 * max_local + nodes) * sizeof(int);
+    return 4 * (3 * max_local + 2 * nodes) * sizeof(int);
 }
 
 static void attach(struct pangea_team *team, char *at, size_t capacity, size_t budget, int by_world)

@@ -150,10 +150,11 @@ void pg_team_fini(struct pangea_team *team)
     free(team->switch_local);
     free(team->numa_local);
     free(team->numa_heads);
+    free(team->exchange_nodes);
     team->local = team->leaders = team->switches = team->switch_local = NULL;
-    team->numa_local = team->numa_heads = NULL;
+    team->numa_local = team->numa_heads = team->exchange_nodes = NULL;
     team->nlocal = team->nleaders = team->nswitches = team->nswitch_local = 0;
-    team->nnuma_local = team->nnuma_heads = 0;
+    team->nnuma_local = team->nnuma_heads = team->nexchange_nodes = 0;
 }
 
 static void and_u64(void *acc, const void *in, size_t count)

@@ -2,12 +2,14 @@
  * nodes of P PEs each under two leaf switches (tests/topo/two-switches.conf), summed over the
  * PEs. With the switch level (TEST_EXPECT=switches): a sync sends one signal each way between
  * the two switch leaders; a broadcast one copy of the data; a small reduction one partial each
- * way; an fcollect one copy of every block (and one signal each way); an alltoall one copy of
- * every block that crosses. With node leaders only (TEST_EXPECT=nodes, PANGEA_COLL_SWITCHES=0),
- * an fcollect sends every block to both nodes of the other switch. Every result is checked
- * too. Other layouts: SKIP. */
+ * way; a large (split) one its gets and then each share once; an fcollect one copy of every block
+ * (and one signal each way); a collect (of blocks of different sizes) one copy of every member's
+ * size and of every block; an alltoall one copy of every block that crosses. With node leaders only
+ * (TEST_EXPECT=nodes, PANGEA_COLL_SWITCHES=0), an fcollect and a collect send every block to both
+ * nodes of the other switch. Every result is checked too. Other layouts: SKIP. */
 #include "check.h"
 #include "coll/coll.h"
+#include "runtime/runtime.h"
 #include "startup/startup.h"
 
 #include <shmem.h>
@@ -95,6 +97,30 @@ int main(void)
     if (aware)
         CHECK(m == 2 && b == 16, "reduce: %lld messages, %lld bytes across (want 2, 16)", m, b);
 
+    /* A large reduction, split: each member fetches its share from every member under the
+     * other switch (gets), between two syncs (a signal each way each); then the shares go to
+     * all as fcollect's blocks do: each switch's shares once to the other (one run, a signal). */
+    size_t count = (size_t)npes * BLOCK;
+    const struct pangea_team *world = (const struct pangea_team *)SHMEM_TEAM_WORLD;
+    CHECK(count * sizeof *src > world->slot_size &&
+              count * sizeof *src > (size_t)pg_cfg.coll_reduce_split,
+          "reduce: %zu bytes would not be split", count * sizeof *src);
+    for (size_t i = 0; i < count; i++)
+        src[i] = (uint64_t)me * 3 + i;
+    shmem_barrier_all();
+    t0 = snapshot(PG_COLL_REDUCE);
+    pg_coll_reduce(SHMEM_TEAM_WORLD, dst, src, count, sizeof *src, add_u64);
+    total_since(PG_COLL_REDUCE, t0, &m, &b);
+    bad = 0;
+    for (size_t i = 0; i < count; i++)
+        bad += dst[i] != (uint64_t)npes * (npes - 1) / 2 * 3 + (uint64_t)npes * i;
+    CHECK(bad == 0, "split reduce: %d wrong", bad);
+    long long total = (long long)(count * sizeof *src);
+    if (aware)
+        CHECK(m == npes * half + 8 && b == 32 + total * half + total + 16,
+              "split reduce: %lld messages, %lld bytes across (want %lld, %lld)", m, b,
+              npes * half + 8, 32 + total * half + total + 16);
+
     for (int i = 0; i < BLOCK; i++)
         src[i] = (uint64_t)me * BLOCK + (uint64_t)i;
     shmem_barrier_all();
@@ -106,14 +132,49 @@ int main(void)
         bad += dst[i] != (uint64_t)i;
     CHECK(bad == 0, "fcollect: %d wrong", bad);
     long long block_bytes = BLOCK * (long long)sizeof *src;
-    if (aware) /* each switch's 2P blocks once to the other, and a signal */
-        CHECK(m == 2 * (half + 1) && b == 2 * (half * block_bytes + 8),
-              "fcollect: %lld messages, %lld bytes across (want %lld, %lld)", m, b, 2 * (half + 1),
+    if (aware) /* each switch's 2P blocks once to the other (one run), and a signal */
+        CHECK(m == 2 * 2 && b == 2 * (half * block_bytes + 8),
+              "fcollect: %lld messages, %lld bytes across (want 4, %lld)", m, b,
               2 * (half * block_bytes + 8));
     else /* each node's P blocks to both nodes of the other switch */
-        CHECK(m == 4 * 2 * (p + 1) && b == 4 * 2 * (p * block_bytes + 8),
-              "fcollect: %lld messages, %lld bytes across (want %lld, %lld)", m, b,
-              4LL * 2 * (p + 1), 4 * 2 * (p * block_bytes + 8));
+        CHECK(m == 4 * 2 * 2 && b == 4 * 2 * (p * block_bytes + 8),
+              "fcollect: %lld messages, %lld bytes across (want 16, %lld)", m, b,
+              4 * 2 * (p * block_bytes + 8));
+
+    /* Member i contributes i % 3 + 1 rows of ROW elements. */
+    const size_t row = 100;
+    size_t rows_before = 0, rows_total = 0;
+    for (int i = 0; i < npes; i++) {
+        if (i < me)
+            rows_before += (size_t)(i % 3 + 1);
+        rows_total += (size_t)(i % 3 + 1);
+    }
+    size_t mine = (size_t)(me % 3 + 1) * row;
+    for (size_t i = 0; i < mine; i++)
+        src[i] = (uint64_t)me * 1000000 + i;
+    for (size_t i = 0; i < rows_total * row + 8; i++)
+        dst[i] = ~0ULL;
+    shmem_barrier_all();
+    t0 = snapshot(PG_COLL_COLLECT);
+    shmem_uint64_collect(SHMEM_TEAM_WORLD, dst, src, mine);
+    total_since(PG_COLL_COLLECT, t0, &m, &b);
+    bad = 0;
+    for (int i = 0, at = 0; i < npes; i++)
+        for (size_t k = 0; k < (size_t)(i % 3 + 1) * row; k++, at++)
+            bad += dst[at] != (uint64_t)i * 1000000 + k;
+    for (size_t k = rows_total * row; k < rows_total * row + 8; k++)
+        bad += dst[k] != ~0ULL;
+    CHECK(bad == 0, "collect: %d wrong (before me: %zu rows)", bad, rows_before);
+    long long all_bytes = (long long)(rows_total * row * sizeof *src);
+    if (aware) /* each switch's 2P sizes and then its blocks once to the other, each a run and a
+                  signal */
+        CHECK(m == 2 * 4 && b == 2 * (half * 8 + 8 + 8) + all_bytes,
+              "collect: %lld messages, %lld bytes across (want 8, %lld)", m, b,
+              2 * (half * 8 + 16) + all_bytes);
+    else /* each node's P sizes and blocks to both nodes of the other switch */
+        CHECK(m == 4 * 2 * 4 && b == 4 * 2 * ((long long)p * 8 + 16) + 2 * all_bytes,
+              "collect: %lld messages, %lld bytes across (want 32, %lld)", m, b,
+              4 * 2 * ((long long)p * 8 + 16) + 2 * all_bytes);
 
     size_t ablock = 64; /* elements per pair */
     for (int j = 0; j < npes; j++)
