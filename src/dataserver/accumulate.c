@@ -83,24 +83,22 @@ struct acc_lock {
 /* Failed attempts past the spinning phase (each one a yield) before a waiter queues. */
 #define ACC_LOCK_PATIENCE 64
 
-static size_t lock_offset; /* of every PE's lock in its heap segment */
+static size_t lock_offset; /* of every PE's lock in its internal area */
 
 void pg_acc_locks_init(void)
 {
-    struct acc_lock *mine = pg_mem_internal_alloc(sizeof *mine);
-    memset(mine, 0, sizeof *mine);
-    lock_offset = (size_t)((char *)mine - pg_segments[PG_SEG_HEAP].base);
+    lock_offset = pg_mem_record_carve(sizeof(struct acc_lock));
 }
 
 /* My own lock, at my symmetric address (whose doorbell guards every PE's). */
 static const void *my_lock(void)
 {
-    return pg_segments[PG_SEG_HEAP].base + lock_offset;
+    return pg_mem_record_mine(lock_offset);
 }
 
 static struct acc_lock *lock_of(int pe)
 {
-    return (struct acc_lock *)(pg_mem_peer_base(PG_SEG_HEAP, pe) + lock_offset);
+    return pg_mem_record_of(pe, lock_offset);
 }
 
 static int try_take(struct acc_lock *l)

@@ -190,6 +190,19 @@ void *pg_mem_to_peer(int pe, const void *addr);
 void *pg_mem_internal_alloc(size_t size);
 /* Bytes of it carved so far (whole cache lines). */
 size_t pg_mem_internal_used(void);
+/* A record every PE keeps at one offset of its internal area (a count, a lock, an extent), which
+ * the node's PEs and its server reach in one another's segments: pg_mem_record_carve carves a
+ * zeroed one (at init, in the same order on every PE) and returns that offset. */
+size_t pg_mem_record_carve(size_t size);
+static inline void *pg_mem_record_mine(size_t offset)
+{
+    return pg_segments[PG_SEG_HEAP].base + offset;
+}
+/* pe must be on my node. */
+static inline void *pg_mem_record_of(int pe, size_t offset)
+{
+    return pg_mem_peer_base(PG_SEG_HEAP, pe) + offset;
+}
 /* Private memory of the per-PE tables (each segment's mapping of every PE of the node, and,
  * once ARMCI_Init ran, every PE's segment bounds for ARMCI's addresses) in a job of npes PEs,
  * local_size on the node (pangea-info --footprint). */

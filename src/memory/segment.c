@@ -595,10 +595,9 @@ int pg_memory_init(size_t heap_size, size_t internal_extra)
     growths = 0;
     pg_mem_internal_start = heap->base;
     pg_mem_internal_end = heap->base + internal_size;
-    pg_doorbell_offset =
-        (size_t)((char *)pg_mem_internal_alloc(2 * sizeof(struct pg_doorbell)) - heap->base);
+    pg_doorbell_offset = pg_mem_record_carve(2 * sizeof(struct pg_doorbell));
     area_size = 0;
-    area_extent_offset = (size_t)((char *)pg_mem_internal_alloc(sizeof(size_t)) - heap->base);
+    area_extent_offset = pg_mem_record_carve(sizeof(size_t));
     return 0;
 }
 
@@ -708,7 +707,7 @@ int pg_mem_area_grow(size_t size, char *why, size_t len)
     if (to > from && extend_object(from, to, why, len) != 0)
         return -1;
     area_size = size;
-    __atomic_store_n((size_t *)(heap->base + area_extent_offset), size, __ATOMIC_RELEASE);
+    __atomic_store_n((size_t *)pg_mem_record_mine(area_extent_offset), size, __ATOMIC_RELEASE);
     pg_debug("own area: grown to %zu bytes", size);
     return 0;
 }
@@ -827,6 +826,13 @@ void *pg_mem_internal_alloc(size_t size)
     void *p = pg_segments[PG_SEG_HEAP].base + internal_used;
     internal_used += size;
     return p;
+}
+
+size_t pg_mem_record_carve(size_t size)
+{
+    void *record = pg_mem_internal_alloc(size);
+    memset(record, 0, size);
+    return (size_t)((char *)record - pg_segments[PG_SEG_HEAP].base);
 }
 
 size_t pg_mem_internal_used(void)
