@@ -147,17 +147,17 @@ struct pg_prof_scope pg_prof_coll_enter(enum pg_prof_kind kind)
     if (pg_prof_coll_now >= 0)
         return (struct pg_prof_scope){-1, 0, 0};
     pg_prof_coll_now = (int)kind;
-    uintptr_t inline_rows = pg_prof_counting != PG_PROF_BY_CALL ? pg_prof_counting : 0;
-    if (inline_rows) /* the collective's operations go through pg_prof_note */
+    int counted_inline = pg_prof_counting != PG_PROF_BY_CALL;
+    if (counted_inline) /* the collective's operations go through pg_prof_note */
         pg_prof_counting = PG_PROF_BY_CALL;
-    return (struct pg_prof_scope){(int)kind, inline_rows, pg_now_ns()};
+    return (struct pg_prof_scope){(int)kind, counted_inline, pg_now_ns()};
 }
 
 void pg_prof_coll_leave(const struct pg_prof_scope *scope)
 {
     pg_prof_coll_now = -1;
-    if (scope->rows && pg_prof_counting)
-        pg_prof_counting = scope->rows;
+    if (scope->counted_inline && pg_prof_counting)
+        pg_prof_counting = (uintptr_t)rows;
     if (scope->kind == PG_PROF_COLL_BARRIER || scope->kind == PG_PROF_COLL_SYNC)
         add(&waits[PG_PROF_WAIT_SYNC].count, &waits[PG_PROF_WAIT_SYNC].bytes,
             pg_now_ns() - scope->began_ns);

@@ -103,9 +103,12 @@ static inline void pg_prof_op(enum pg_prof_kind kind, int pe, size_t bytes)
  * another one counts as the outer one. A barrier's or sync's whole time is a `sync` wait.
  * PG_PROF_WAIT(kind) counts a wait from there to the end of its scope, unless it is part of a
  * collective. */
+/* Kept to two ints and the time: the compiler stores the ints as one 8-byte word, and a
+ * 4-byte store there makes the `lock or` that gcc emits at the same stack address for
+ * pg_quiet's fence wait on a failed store forwarding (5 ns on every quiet, perf/README.md). */
 struct pg_prof_scope {
-    int kind;       /* -1: nothing to do at the end */
-    uintptr_t rows; /* counting was inline into these rows (and is by call until the end) */
+    int kind;           /* -1: nothing to do at the end */
+    int counted_inline; /* counting was inline (and is by call until the end) */
     uint64_t began_ns;
 };
 struct pg_prof_scope pg_prof_coll_enter(enum pg_prof_kind kind);
