@@ -50,6 +50,8 @@ struct pangea_team {
      * (numa_heads[0] = local[0]). With one domain, numa_local is local's members. */
     int nnuma_local, *numa_local;
     int nnuma_heads, *numa_heads;
+    /* Multicast broadcast (coll/mcast.c): whether the team uses it, its node's channel. */
+    struct pg_coll_mcast *mcast;
 };
 
 /* The channels allocated at init: the world (SHMEM_TEAM_WORLD, ARMCI's and the library's own
@@ -74,6 +76,8 @@ int pg_team_init(struct pangea_team *team, int start, int stride, int size);
 /* Puts the team on one of the channels allocated at init (it must fit). */
 void pg_team_use_channel(struct pangea_team *team, enum pg_channel which);
 void pg_team_fini(struct pangea_team *team);
+/* Leaves the team's multicast group (pg_team_fini does it). */
+void pg_coll_mcast_close(struct pangea_team *team);
 
 static inline int pg_team_pe(const struct pangea_team *team, int index)
 {

@@ -107,6 +107,9 @@ void pg_coll_notify(const struct pangea_team *team, int pe);
  * the data once it has seen the signal. */
 void pg_coll_put_notify(const struct pangea_team *team, void *dest, const void *src, size_t len,
                         int pe);
+/* Takes `count` signals of the team's channel from world PE pe when they have come: 1, else 0
+ * at once. */
+int pg_coll_take(const struct pangea_team *team, int pe, uint64_t count);
 /* Waits for `count` more signals of the team's channel from world PE pe, and takes them. */
 void pg_coll_wait(const struct pangea_team *team, int pe, uint64_t count);
 /* A PE's last finalize signals in units of PG_COLL_DEPART_UNIT, so that a collective it will
@@ -126,6 +129,17 @@ size_t pg_watch_bytes(void); /* of internal symmetric memory */
 void pg_watch_init(void);
 void pg_watch_fini(void);
 void pg_watch_depart(void);
+
+/* Multicast broadcast between node leaders (mcast.c). init checks PANGEA_MCAST=on against the
+ * providers; fini reports (SHMEM_INFO). usable decides at a team's first broadcast whether its
+ * node leaders use a multicast group (collective then) and says whether this broadcast does.
+ * The root node's leader sends from `from`; every other node's leader receives into dest and
+ * signals sender_pe, the sender's world PE. */
+void pg_coll_mcast_init(void);
+void pg_coll_mcast_fini(void);
+int pg_coll_mcast_usable(struct pangea_team *team);
+void pg_coll_mcast_send(struct pangea_team *team, const void *from, size_t nbytes);
+void pg_coll_mcast_receive(struct pangea_team *team, void *dest, size_t nbytes, int sender_pe);
 
 /* A member's copy of the symmetric range [addr, addr+len): a pointer into it when the member
  * is on my node (or me), else the bytes fetched into tmp. */

@@ -150,6 +150,25 @@ static int first_on(const struct pangea_team *team, const int *group, int n, int
     return -1;
 }
 
+/* Adds to tree the levels within my node under node_head (the root on its own node): one copy
+ * to each NUMA domain's leader (the root leads its own), then within each domain: the data
+ * crosses between domains once per domain. */
+static void node_levels(const struct pangea_team *team, int root, int node_head, struct tree *tree,
+                        int *scratch)
+{
+    int me = team->my_pe, root_pe = pg_team_pe(team, root);
+    int mine = pg_world.node == pg_world.node_of[root_pe];
+    int root_domain = mine ? pg_topo_numa_of(root_pe) : -2, root_domain_head = -1;
+    for (int k = 0; k < team->nnuma_heads && root_domain_head < 0; k++)
+        if (pg_topo_numa_of(pg_team_pe(team, team->numa_heads[k])) == root_domain)
+            root_domain_head = team->numa_heads[k];
+    int numa_head = root_domain == pg_topo_numa_of(pg_world.me) ? root : team->numa_local[0];
+    if (me == numa_head)
+        add_level(team, team->numa_heads, team->nnuma_heads, root_domain_head, node_head, 0, tree,
+                  scratch);
+    add_level(team, team->numa_local, team->nnuma_local, -1, numa_head, 0, tree, scratch);
+}
+
 /* The broadcast tree from root: a binomial tree over one leader per leaf switch when the team
  * spans several (the root leads its own), under each a binomial tree over the leaders of the
  * switch's nodes (else over every node's leader), under each leader a binomial tree over the
@@ -178,17 +197,7 @@ static void broadcast_tree(const struct pangea_team *team, int root, struct tree
     } else if (me == node_head) {
         add_level(team, team->leaders, team->nleaders, root_first, root, 1, tree, scratch);
     }
-    /* Within the node, one copy to each NUMA domain's leader (the root leads its own), then
-     * within each domain: the data crosses between domains once per domain. */
-    int root_domain = mine ? pg_topo_numa_of(root_pe) : -2, root_domain_head = -1;
-    for (int k = 0; k < team->nnuma_heads && root_domain_head < 0; k++)
-        if (pg_topo_numa_of(pg_team_pe(team, team->numa_heads[k])) == root_domain)
-            root_domain_head = team->numa_heads[k];
-    int numa_head = root_domain == pg_topo_numa_of(pg_world.me) ? root : team->numa_local[0];
-    if (me == numa_head)
-        add_level(team, team->numa_heads, team->nnuma_heads, root_domain_head, node_head, 0, tree,
-                  scratch);
-    add_level(team, team->numa_local, team->nnuma_local, -1, numa_head, 0, tree, scratch);
+    node_levels(team, root, node_head, tree, scratch);
 }
 
 void pg_coll_broadcast(struct pangea_team *team, void *dest, const void *source, size_t nbytes,
@@ -203,7 +212,22 @@ void pg_coll_broadcast(struct pangea_team *team, void *dest, const void *source,
     }
     int scratch[team->size];
     struct tree tree;
-    broadcast_tree(team, root, &tree, scratch);
+    int root_pe = pg_team_pe(team, root), root_node = pg_world.node_of[root_pe];
+    int leads = team->my_local == 0, on_root_node = pg_world.node == root_node;
+    int mcast = pg_coll_mcast_usable(team);
+    if (mcast) {
+        /* Between nodes by multicast (mcast.c), then the on-node tree under the node's head
+         * (the root on its own node): a receiving leader holds the whole message first. */
+        tree.parent = -1;
+        tree.nchildren = 0;
+        node_levels(team, root, on_root_node ? root : team->local[0], &tree, scratch);
+        if (leads && !on_root_node)
+            pg_coll_mcast_receive(
+                team, dest, nbytes,
+                pg_team_pe(team, first_on(team, team->leaders, team->nleaders, root_node, -1)));
+    } else {
+        broadcast_tree(team, root, &tree, scratch);
+    }
     const char *from = team->my_pe == root ? source : dest;
     size_t chunk = pg_cfg.coll_chunk > 0 ? (size_t)pg_cfg.coll_chunk : nbytes;
     for (size_t off = 0; off < nbytes; off += chunk) {
@@ -214,6 +238,8 @@ void pg_coll_broadcast(struct pangea_team *team, void *dest, const void *source,
             pg_coll_put_notify(team, (char *)dest + off, from + off, len,
                                pg_team_pe(team, tree.children[c]));
     }
+    if (mcast && leads && on_root_node)
+        pg_coll_mcast_send(team, from, nbytes);
     if (team->my_pe == root && write_root_dest && dest != source)
         memmove(dest, source, nbytes);
 }

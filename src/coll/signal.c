@@ -171,12 +171,14 @@ int pg_coll_init(void)
         return -1;
     pg_ctx_init(&pg_coll_ctx, &world, 0, PG_COUNT_OFF);
     pg_watch_init();
+    pg_coll_mcast_init();
     return 0;
 }
 
 void pg_coll_fini(void)
 {
     pg_watch_fini();
+    pg_coll_mcast_fini();
     pg_ctx_fini(&pg_coll_ctx);
     pg_team_fini(&world);
     memset(fixed, 0, sizeof fixed);
@@ -319,6 +321,18 @@ void pg_coll_wait_units(const struct pangea_team *team, int pe, uint64_t count, 
         pg_wait_step(&w);
     }
     __atomic_fetch_sub(flag, count * unit, __ATOMIC_RELAXED);
+}
+
+int pg_coll_take(const struct pangea_team *team, int pe, uint64_t count)
+{
+    uint64_t *flag = &team->channel->flag[pg_coll_index(team, pe)];
+    uint64_t seen = __atomic_load_n(flag, __ATOMIC_ACQUIRE);
+    if (seen / PG_COLL_DEPART_UNIT)
+        mismatch(pe, 1);
+    if (seen < count)
+        return 0;
+    __atomic_fetch_sub(flag, count, __ATOMIC_RELAXED);
+    return 1;
 }
 
 void pg_coll_wait(const struct pangea_team *team, int pe, uint64_t count)

@@ -144,6 +144,7 @@ int pg_team_init(struct pangea_team *team, int start, int stride, int size)
 
 void pg_team_fini(struct pangea_team *team)
 {
+    pg_coll_mcast_close(team);
     free(team->local);
     free(team->leaders);
     free(team->switches);

@@ -83,6 +83,10 @@
       "Alltoall bytes per node above which copies bypass the cache (0: largest cache)")     \
     X(coll_switches, BOOL, "PANGEA_COLL_SWITCHES", "1", COLLECTIVES,                        \
       "Teams spanning leaf switches use one leader per switch (0: node leaders only)")      \
+    X(mcast, MCAST, "PANGEA_MCAST", "off", COLLECTIVES,                                     \
+      "Broadcasts between nodes by multicast: auto (where it can be joined), on, or off")   \
+    X(mcast_min_nodes, INT, "PANGEA_MCAST_MIN_NODES", "2", COLLECTIVES,                     \
+      "Teams spanning fewer nodes than this broadcast by the point-to-point tree")          \
     X(armci_group_heap, SIZE, "PANGEA_ARMCI_GROUP_HEAP", "32M", ARMCI,                      \
       "Least growth of a process's area for ARMCI_Malloc_group over process subsets")
 
@@ -126,6 +130,11 @@ enum pg_wait_mode { PG_WAIT_SLEEP, PG_WAIT_SPIN };
 enum pg_transport_kind { PG_TRANSPORT_OFI, PG_TRANSPORT_MPI };
 #define PG_KIND_TRANSPORT PG_KIND_CHOICE
 #define PG_WORDS_TRANSPORT ((const char *const[]){"ofi", "mpi", NULL})
+
+/* PANGEA_MCAST. */
+enum pg_mcast_mode { PG_MCAST_AUTO, PG_MCAST_ON, PG_MCAST_OFF };
+#define PG_KIND_MCAST PG_KIND_CHOICE
+#define PG_WORDS_MCAST ((const char *const[]){"auto", "on", "off", NULL})
 
 struct pg_config {
 #define PG_CONFIG_FIELD(field, kind, env, def, category, meaning) long long field;

@@ -137,4 +137,27 @@ int pg_net_poll(struct pg_net_ep *ep, struct pg_net_event *events, int max);
  * completion arrives or timeout_ms passes; returns how many (0 on timeout). */
 int pg_net_wait(struct pg_net_ep *ep, struct pg_net_event *events, int max, int timeout_ms);
 
+/* Multicast (docs/multicast.md): a channel is a datagram endpoint
+ * (FI_EP_DGRAM) of the provider fi_getinfo offers with FI_MULTICAST (udp over IP, verbs UD on
+ * InfiniBand), bound to port on every address and joined to the IPv4 group. Datagrams are
+ * unreliable: lost, duplicated or reordered; the caller makes them reliable. Independent of
+ * PANGEA_TRANSPORT. */
+struct pg_mcast;
+/* Whether a provider offers multicast datagrams here; its name in provider. */
+int pg_mcast_offered(char *provider, size_t len);
+/* Opens a channel and joins group (host order); NULL with the reason, naming the provider,
+ * in err. */
+struct pg_mcast *pg_mcast_open(uint32_t group, uint16_t port, char *err, size_t errlen);
+void pg_mcast_close(struct pg_mcast *m);
+/* The largest datagram (the provider's max_msg_size: one link MTU over udp). */
+size_t pg_mcast_max_msg(const struct pg_mcast *m);
+const char *pg_mcast_provider(const struct pg_mcast *m);
+/* Sends one datagram (the iov's bytes together, at most pg_mcast_max_msg) to the group,
+ * the sender's own node included (it receives its datagrams too); returns when its buffers
+ * may be reused. 0, or a negative libfabric error. */
+int pg_mcast_send(struct pg_mcast *m, const struct iovec *iov, size_t count);
+/* Receives the next datagram into buf (at most len bytes), sleeping up to timeout_ms for
+ * one; its length, 0 when none came. */
+size_t pg_mcast_recv(struct pg_mcast *m, void *buf, size_t len, int timeout_ms);
+
 #endif

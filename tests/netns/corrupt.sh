@@ -13,6 +13,7 @@ set -u
 
 build=$1 npes=$2 nodes=$3 prog=$4
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/job.sh"
 name=${prog##*/}
 one_in=${TEST_CORRUPT:-1000}
 if [ "$nodes" -lt 2 ]; then
@@ -24,15 +25,7 @@ k=$nodes
 out=$(env PANGEA_CHECKSUM=1 SHMEM_INFO=1 NETNS_TIMEOUT=${NETNS_TIMEOUT:-120} \
     "$here/netns-run.sh" --corrupt "$one_in" "$k" $(((npes + k - 1) / k)) -- "$prog" 2>&1 \
     </dev/null)
-rc=$?
-grep -E '^(PASS|FAIL|SKIP)|check failed|network faults|rror' <<<"$out" | sed 's/^/  | /'
-if [ "$rc" -ne 0 ]; then
-    tail -n 30 <<<"$out" | sed 's/^/  | /'
-    echo "FAIL $name: exit status $rc"
-    exit 1
-fi
-pass=$(grep -Em 1 '^(PASS|SKIP) ' <<<"$out") || { echo "FAIL $name: no PASS line"; exit 1; }
-case $pass in SKIP*) echo "$pass"; exit 0 ;; esac
+job_passed "$name" $? "$out" 'network faults|rror'
 # "... N corrupt replies refused ...; its node's server: M corrupt requests refused ..."
 refused=$(grep -o '[0-9]* corrupt [a-z]* refused' <<<"$out" | awk '{n += $1} END {print n + 0}')
 [ "$refused" -gt 0 ] || { echo "FAIL $name: no corrupt message refused (1 in $one_in)"; exit 1; }

@@ -2,8 +2,8 @@
 # netns-run.sh - run an MPI (MPICH hydra) job whose PEs sit on several emulated "nodes".
 #
 # Usage:
-#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] [-r N] NODES PES_PER_NODE -- PROGRAM [ARGS...]
-#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] [-r N] NODESxPES_PER_NODE -- PROGRAM [ARGS...]
+#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] [-r N] [-M] [-d N] NODES PES_PER_NODE -- PROGRAM [ARGS...]
+#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] [-r N] [-M] [-d N] NODESxPES_PER_NODE -- PROGRAM [ARGS...]
 #   tests/netns/netns-run.sh -C       # remove leftovers of runs that were SIGKILLed
 #
 #   -k  keep the run directory (node table, holder logs) in /tmp after the run and print its
@@ -28,6 +28,13 @@
 #       of node i is pgeth<k>, 10.213.(7+k).(11+i)/24, a port of the head's pgbr<k>. Host
 #       names, hydra and MPI use link 0 only; the others are for Pangea's rails
 #       (PANGEA_RAILS), and a test may take one down (ip link set pgeth1 down) in its node
+#   -M, --no-multicast
+#       no multicast route: by default each node's pgeth0 has a 224.0.0.0/4 route, so IP
+#       multicast (Pangea's PANGEA_MCAST) crosses the bridge; -M leaves it out (joining a
+#       group then fails), for the tests of the fall-back to the point-to-point tree
+#   -d N, --drop-multicast N
+#       drop about 1 in N of the multicast UDP datagrams reaching each node: a tc BPF program
+#       (drop.bpf.c, built here with clang) on the way into each node's pgeth0
 #   -C  remove namespaces pgns<PID>-* (and their processes) whose netns-run.sh is gone
 #
 # Examples:
@@ -96,7 +103,7 @@ TAG="pgns$$"
 HEAD_NS="$TAG-head"
 
 usage() {
-    sed -n '3,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,34p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 msg() { echo "$ME: $*" >&2; }
@@ -149,6 +156,26 @@ check_requirements() {
         skip "cannot create network/UTS/IPC/mount namespaces here (unshare failed)"
 }
 
+# The clsact qdisc on node i's link, once (both --corrupt and --drop-multicast use it).
+add_clsact() {
+    ip netns exec "$TAG-n$1" tc qdisc show dev "$2" | grep -q clsact ||
+        run ip netns exec "$TAG-n$1" tc qdisc add dev "$2" clsact
+}
+
+# --drop-multicast N: builds drop.bpf.c for this rate and attaches it to the way into every
+# node's link 0 (where the multicast route is).
+attach_drop() {
+    local obj=$RUNDIR/drop.o
+    command -v clang >/dev/null || skip "--drop-multicast needs clang (tools/install-deps.sh test)"
+    clang -O2 -target bpf -I/usr/include/x86_64-linux-gnu -DDROP_ONE_IN="$DROP" \
+        -c "$HERE/drop.bpf.c" -o "$obj" || die "cannot build the drop program $HERE/drop.bpf.c"
+    for ((i = 0; i < NODES; i++)); do
+        add_clsact "$i" "$NODE_IF"
+        run ip netns exec "$TAG-n$i" tc filter add dev "$NODE_IF" ingress bpf da obj "$obj" \
+            sec classifier
+    done
+}
+
 # --corrupt N: builds corrupt.bpf.c for this rate and the head's address, and attaches it to
 # the egress of every node's link.
 attach_corruption() {
@@ -161,7 +188,7 @@ attach_corruption() {
         die "cannot build the corruption program $HERE/corrupt.bpf.c"
     for ((i = 0; i < NODES; i++)); do
         for ((k = 0; k < RAILS; k++)); do
-            run ip netns exec "$TAG-n$i" tc qdisc add dev "pgeth$k" clsact
+            add_clsact "$i" "pgeth$k"
             run ip netns exec "$TAG-n$i" tc filter add dev "pgeth$k" egress bpf da obj "$obj" \
                 sec classifier
         done
@@ -184,17 +211,21 @@ main() {
     MACHINEFILE=
     CORRUPT=0
     RAILS=1
+    MULTICAST=1
+    DROP=0
     local args=()
     while [[ $# -gt 0 && $1 != -- ]]; do # --corrupt N is -c N, --rails N is -r N
         case $1 in
         --corrupt) args+=(-c) ;;
         --rails) args+=(-r) ;;
+        --no-multicast) args+=(-M) ;;
+        --drop-multicast) args+=(-d) ;;
         *) args+=("$1") ;;
         esac
         shift
     done
     set -- "${args[@]}" "$@"
-    while getopts ":kvotf:c:r:Ch" opt; do
+    while getopts ":kvotf:c:r:Md:Ch" opt; do
         case $opt in
         r)
             [[ $OPTARG =~ ^[1-4]$ ]] || { msg "--rails takes N from 1 to 4, not '$OPTARG'"; exit 2; }
@@ -207,6 +238,12 @@ main() {
             CORRUPT=$((10#$OPTARG))
             ;;
         k) KEEP=1 ;;
+        M) MULTICAST=0 ;;
+        d)
+            [[ $OPTARG =~ ^[0-9]+$ ]] && ((10#$OPTARG >= 1)) ||
+                { msg "--drop-multicast takes N >= 1 (about 1 datagram in N), not '$OPTARG'"; exit 2; }
+            DROP=$((10#$OPTARG))
+            ;;
         o) OPENMPI=1 ;;
         v) VERBOSE=1 ;;
         t) TCP=1 ;;
@@ -375,6 +412,8 @@ main() {
         run ip -n "$ns" link set lo up
         run ip -n "$ns" addr add "$addr/24" dev "$NODE_IF"
         run ip -n "$ns" link set "$NODE_IF" up
+        # IP multicast leaves by the route to 224.0.0.0/4 (there is no default route here)
+        [[ $MULTICAST == 0 ]] || run ip -n "$ns" route add 224.0.0.0/4 dev "$NODE_IF"
         for ((k = 1; k < RAILS; k++)); do
             run ip link add "pg${k}v$i" netns "$HEAD_NS" type veth peer name "pgeth$k" netns "$ns"
             run ip -n "$HEAD_NS" link set "pg${k}v$i" master "pgbr$k" up
@@ -416,6 +455,7 @@ main() {
     fi
 
     ((CORRUPT)) && attach_corruption
+    ((DROP)) && attach_drop
 
     # bridge ports need a moment to reach forwarding state (no STP: immediate, but be safe)
     for ((t = 0; t < 50; t++)); do

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs a test across emulated nodes with PANGEA_MCAST=auto SHMEM_INFO=1 (tests.list: driver=
+# netns/mcast.sh; docs/multicast.md). run-tests.sh calls it as
+#
+#   tests/netns/mcast.sh BUILD_DIR NPES NODES PROGRAM
+#
+# The job runs on TEST_MCAST_NODES nodes (default NODES, at least 2) with NPES / nodes PEs each,
+# and must pass; then what the PEs said must match the case:
+#   default               every team's broadcasts went by multicast, and none fell back
+#   TEST_MCAST_ROUTE=0    no multicast route (netns-run.sh --no-multicast): the teams fell back
+#                         to the point-to-point tree and said so
+#   TEST_MCAST_DROP=N     about 1 in N multicast datagrams dropped on the way into each node
+#                         (--drop-multicast N): more than zero fragments retransmitted
+# On one node there is no link: skipped.
+set -u
+
+build=$1 npes=$2 nodes=$3 prog=$4
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/job.sh"
+name=${prog##*/}
+if [ "$nodes" -lt 2 ]; then
+    echo "SKIP $name: multicast needs links between emulated nodes"
+    exit 0
+fi
+k=${TEST_MCAST_NODES:-$nodes}
+opts=()
+[ "${TEST_MCAST_ROUTE:-1}" = 0 ] && opts+=(--no-multicast)
+[ -n "${TEST_MCAST_DROP:-}" ] && opts+=(--drop-multicast "$TEST_MCAST_DROP")
+out=$(env PANGEA_MCAST=${PANGEA_MCAST:-auto} SHMEM_INFO=1 NETNS_TIMEOUT=${NETNS_TIMEOUT:-120} \
+    "$here/netns-run.sh" "${opts[@]}" "$k" $(((npes + k - 1) / k)) -- "$prog" 2>&1 </dev/null)
+job_passed "$name" $? "$out" 'multicast|rror'
+used=$(grep -c 'multicast between nodes' <<<"$out")
+fell=$(grep -c 'fall back to the point-to-point tree' <<<"$out")
+if [ "${TEST_MCAST_ROUTE:-1}" = 0 ]; then
+    [ "$used" -eq 0 ] && [ "$fell" -gt 0 ] ||
+        { echo "FAIL $name: without a multicast route, $used teams used multicast, $fell fell back"; exit 1; }
+else
+    [ "$used" -gt 0 ] && [ "$fell" -eq 0 ] ||
+        { echo "FAIL $name: $used teams used multicast, $fell fell back"; exit 1; }
+fi
+# "multicast broadcast: B sent, R fragments retransmitted, C corrupt dropped"
+resent=$(grep -o '[0-9]* fragments retransmitted' <<<"$out" | awk '{n += $1} END {print n + 0}')
+if [ -n "${TEST_MCAST_DROP:-}" ]; then
+    [ "$resent" -gt 0 ] ||
+        { echo "FAIL $name: no fragment retransmitted (1 in $TEST_MCAST_DROP dropped)"; exit 1; }
+fi
+echo "$used teams by multicast, $fell fell back, $resent fragments retransmitted"
+echo "PASS $name"
