@@ -24,6 +24,9 @@ if [ "$nodes" -lt 2 ]; then
 fi
 k=${TEST_MCAST_NODES:-$nodes}
 opts=()
+# The multicast channel opens the udp provider beside the transport's; a pin such as the tcp
+# pass's FI_PROVIDER='tcp;ofi_rxm' would hide it.
+case ${FI_PROVIDER:-udp} in *udp*) ;; *) export FI_PROVIDER="$FI_PROVIDER,udp" ;; esac
 [ "${TEST_MCAST_ROUTE:-1}" = 0 ] && opts+=(--no-multicast)
 [ -n "${TEST_MCAST_DROP:-}" ] && opts+=(--drop-multicast "$TEST_MCAST_DROP")
 out=$(env PANGEA_MCAST=${PANGEA_MCAST:-auto} SHMEM_INFO=1 NETNS_TIMEOUT=${NETNS_TIMEOUT:-120} \
