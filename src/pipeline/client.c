@@ -140,10 +140,11 @@ static struct {
     struct pg_net_ep *ep;
     char name[PG_NET_ADDR_MAX]; /* my endpoint, told to each server in a HELLO */
     size_t name_len;
-    struct link *links;                    /* [nnodes] */
-    char (*server_names)[PG_NET_ADDR_MAX]; /* [nnodes] */
-    int *server_pe;                        /* [nnodes] the PE hosting each node's server */
-    int *node_size;                        /* [nnodes] */
+    struct link *links;         /* [nnodes] */
+    char *server_names;         /* [nnodes][name_bytes] */
+    size_t name_bytes;          /* the job's longest server name */
+    int *server_pe;             /* [nnodes] the PE hosting each node's server */
+    int *node_size;             /* [nnodes] */
     size_t regions_offset;      /* of every PE's direct RMA regions, in its internal area */
     int in_flight;              /* requests in flight to all nodes */
     int grants;                 /* links ASKED or HELD */
@@ -767,7 +768,7 @@ static void ask_grant(int node)
 static void first_contact(int node, size_t bytes)
 {
     struct link *l = &c.links[node];
-    l->server = pg_net_av_insert(c.ep, c.server_names[node]);
+    l->server = pg_net_av_insert(c.ep, c.server_names + (size_t)node * c.name_bytes);
     l->state = LINK_IDLE;
     if (bytes > pg_ds_receive_bytes(PG_DS_SMALL_MESSAGE))
         ask_grant(node);
@@ -1519,9 +1520,10 @@ struct pg_pipe_faults pg_pipe_faults(void)
     return f;
 }
 
-const void *pg_pipe_server_name(int node)
+const void *pg_pipe_server_name(int node, size_t *bytes)
 {
-    return c.server_names[node];
+    *bytes = c.name_bytes;
+    return c.server_names + (size_t)node * c.name_bytes;
 }
 
 unsigned long pg_pipe_probes_rejected(void)
@@ -1558,9 +1560,9 @@ static size_t window_bytes(size_t region_size, size_t chunk)
 }
 
 /* What one node costs this PE before it sends there: its link, batch and server's name. */
-static size_t per_node_bytes(void)
+static size_t per_node_bytes(size_t name_bytes)
 {
-    return sizeof(struct link) + sizeof(struct batch) + sizeof *c.open_batches + PG_NET_ADDR_MAX +
+    return sizeof(struct link) + sizeof(struct batch) + sizeof *c.open_batches + name_bytes +
            sizeof *c.server_pe + sizeof *c.node_size;
 }
 
@@ -1623,7 +1625,8 @@ static void stop_resender(void)
     c.resender_running = 0;
 }
 
-void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t regions_offset)
+void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t name_bytes,
+                      size_t regions_offset)
 {
     int nnodes = pg_world.nnodes;
     c.chunk = pg_ds_chunk_bytes();
@@ -1638,13 +1641,15 @@ void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t region
     c.links = calloc((size_t)nnodes, sizeof *c.links);
     c.batches = calloc((size_t)nnodes, sizeof *c.batches);
     c.open_batches = calloc((size_t)nnodes, sizeof *c.open_batches);
-    c.server_names = malloc((size_t)nnodes * PG_NET_ADDR_MAX);
+    c.name_bytes = name_bytes;
+    c.server_names = malloc((size_t)nnodes * name_bytes);
     c.server_pe = malloc((size_t)nnodes * sizeof *c.server_pe);
     c.node_size = calloc((size_t)nnodes, sizeof *c.node_size);
     if (!c.region || !c.pending || !c.links || !c.batches || !c.open_batches || !c.server_names ||
         !c.server_pe || !c.node_size)
         pg_fatal("shmem_init", "out of memory for the network client");
-    memcpy(c.server_names, server_names, (size_t)nnodes * PG_NET_ADDR_MAX);
+    for (int node = 0; node < nnodes; node++)
+        memcpy(c.server_names + (size_t)node * name_bytes, server_names[node], name_bytes);
     for (int pe = pg_world.npes - 1; pe >= 0; pe--) {
         c.node_size[pg_world.node_of[pe]]++;
         if (pg_world.local_of[pe] == 0)
@@ -1762,7 +1767,9 @@ static size_t regions_bytes(const struct pg_pipe_counts *n)
 struct pg_pipe_counts pg_pipe_memory(struct pg_pipe_bytes *bytes)
 {
     client_lock();
-    struct pg_pipe_counts n = {.npes = (size_t)pg_world.npes, .nnodes = (size_t)pg_world.nnodes};
+    struct pg_pipe_counts n = {.npes = (size_t)pg_world.npes,
+                               .nnodes = (size_t)pg_world.nnodes,
+                               .name_bytes = c.name_bytes};
     for (int node = 0; node < pg_world.nnodes; node++) {
         n.contacted += c.links[node].sent != NULL;
         n.batch_bytes += c.batches[node].capacity;
@@ -1773,7 +1780,7 @@ struct pg_pipe_counts pg_pipe_memory(struct pg_pipe_bytes *bytes)
         .send_region = c.region_size,
         .replies = c.recv[0].size + c.recv[1].size,
         .pending = PENDING_SLOTS * sizeof *c.pending,
-        .links = (size_t)pg_world.nnodes * per_node_bytes(),
+        .links = (size_t)pg_world.nnodes * per_node_bytes(c.name_bytes),
         .sent = n.contacted * SENT_SLOTS * sizeof(struct sent),
         .batches = n.batch_bytes,
         .regions = regions_bytes(&n),
@@ -1791,7 +1798,7 @@ struct pg_pipe_bytes pg_pipe_model(const struct pg_pipe_counts *n)
         .send_region = region,
         .replies = 2 * reply_space(window_bytes(region, pg_ds_chunk_bytes())),
         .pending = PENDING_SLOTS * sizeof(struct pending),
-        .links = n->nnodes * per_node_bytes(),
+        .links = n->nnodes * per_node_bytes(n->name_bytes),
         .sent = n->contacted * SENT_SLOTS * sizeof(struct sent),
         .batches = n->batch_bytes,
         .regions = regions_bytes(n),
@@ -1813,5 +1820,6 @@ struct pg_pipe_counts pg_pipe_worst(size_t npes, size_t pes_per_node)
                                    .nnodes = nnodes,
                                    .contacted = nnodes < in_use ? nnodes : in_use,
                                    .batch_bytes = (nnodes < batches ? nnodes : batches) * batch,
-                                   .region_pes = pg_cfg.direct_rma_threshold ? npes : 0};
+                                   .region_pes = pg_cfg.direct_rma_threshold ? npes : 0,
+                                   .name_bytes = PG_NET_ADDR_MAX};
 }

@@ -59,10 +59,11 @@ static void open_endpoints(void)
                                "PANGEA_PIPELINE_BUFFER_SIZE at least 64 bytes");
     int leader = pg_world.local_rank == 0;
     char mine[PG_NET_ADDR_MAX] = {0};
+    long long name_bytes = 0, shortest, longest;
     if (leader) {
         pg_ds_server_open();
         publish_regions(0, PG_MEM_PARTS - 1);
-        if (!pg_net_ep_name(pg_ds_server_ep(), mine))
+        if (!(name_bytes = (long long)pg_net_ep_name(pg_ds_server_ep(), mine)))
             pg_fatal("shmem_init", "endpoint address longer than %d bytes", PG_NET_ADDR_MAX);
         pg_phase_end(PG_PHASE_SERVER_OPEN);
     }
@@ -78,7 +79,9 @@ static void open_endpoints(void)
     long long rails = pg_net_rails(), fewest, most;
     pg_boot_minmax(&rails, &fewest, &most, 1);
     pg_net_set_failover(most > 1);
-    pipe_client_open((const char(*)[PG_NET_ADDR_MAX])names,
+    /* Each PE keeps the servers' names as long as the job's longest, not PG_NET_ADDR_MAX. */
+    pg_boot_minmax(&name_bytes, &shortest, &longest, 1);
+    pipe_client_open((const char(*)[PG_NET_ADDR_MAX])names, (size_t)longest,
                      (size_t)((char *)my_regions - pg_segments[PG_SEG_HEAP].base));
     free(names);
     pg_phase_end(PG_PHASE_NET_OPEN);
@@ -111,6 +114,24 @@ static void report_faults(void)
             "again%s\n",
             pg_world.me, (unsigned long long)f.corrupt_replies,
             (unsigned long long)f.retransmissions, server);
+}
+
+/* With SHMEM_INFO and several rails, each PE says at finalize what each rail of its endpoint
+ * carried and how it fared (a host PE adds its node's server's); tests/netns/rails.sh reads
+ * these lines. */
+static void report_rails(struct pg_net_ep *ep, const char *who)
+{
+    struct pg_net_rail_traffic t;
+    const char *name;
+    if (!pg_cfg.info)
+        return;
+    for (int r = 0; (name = pg_net_rail_traffic(ep, r, &t)); r++)
+        fprintf(stderr,
+                "pangea: PE %d: %s rail %s: %llu messages sent (%llu striped), %llu bytes; "
+                "taken out %llu times, %llu probes sent, %llu rounds unanswered, back in use "
+                "%llu times\n",
+                pg_world.me, who, name, t.messages, t.striped, t.bytes, t.outs, t.probes,
+                t.unanswered, t.reuses);
 }
 
 /* Every PE has closed its links (pipe_client_closing) and passed a barrier: nothing is in
@@ -178,6 +199,9 @@ void pg_pipe_fini(void)
     if (pg_boot_barrier_if_available() != 0)
         return;
     report_faults();
+    report_rails(pg_pipe_ep(), "client");
+    if (pg_world.local_rank == 0)
+        report_rails(pg_ds_server_ep(), "server");
     close_endpoints();
     pg_net_fini();
     my_regions = NULL; /* the internal area is reset with the heap */

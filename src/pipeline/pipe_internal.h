@@ -8,7 +8,9 @@
 /* Opens my endpoint and the client state: the name of each node's server (its endpoint is
  * inserted on my first request there) and the offset of every PE's direct RMA regions in its
  * internal area (fetched on the first direct transfer to it). */
-void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t regions_offset);
+/* server_names[nnodes] are kept in name_bytes each (the job's longest name). */
+void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t name_bytes,
+                      size_t regions_offset);
 /* The closing handshake (dataserver.h, "Closing"), before the barrier after which the
  * endpoints close: returns once every server I have sent to has acknowledged my CLOSE (with
  * retransmission on; otherwise once every request of mine is done) and my sends have left the

@@ -94,9 +94,9 @@ struct pg_pipe_faults pg_pipe_faults(void);
  * has PG_DS_PROBE set is counted, not fatal. */
 void pg_pipe_send_raw(int node, const void *bytes, size_t len);
 unsigned long pg_pipe_probes_rejected(void);
-/* The endpoint address of a node's server (PG_NET_ADDR_MAX bytes), as startup exchanged it
+/* The endpoint address of a node's server, as startup exchanged it, and its bytes in *bytes
  * (the job-key test aims a process outside the job at it). */
-const void *pg_pipe_server_name(int node);
+const void *pg_pipe_server_name(int node, size_t *bytes);
 
 /* This PE's endpoint (pangea-tune measures memory registration on it). */
 struct pg_net_ep *pg_pipe_ep(void);
@@ -111,6 +111,7 @@ struct pg_pipe_counts {
     size_t batch_bytes; /* buffers of batched puts */
     size_t region_pes;  /* PEs whose direct RMA regions are known */
     size_t grown_pes;   /* of those, PEs whose grown heap parts' regions are known */
+    size_t name_bytes;  /* of each server's name (the job's longest; worst: PG_NET_ADDR_MAX) */
 };
 struct pg_pipe_bytes {
     size_t send_region, replies, pending, links, sent, batches, regions, total;

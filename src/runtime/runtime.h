@@ -51,6 +51,8 @@
       "What carries traffic between nodes: ofi (libfabric) or mpi (MPI messages)")          \
     X(rails, TEXT, "PANGEA_RAILS", "", NETWORK,                                             \
       "Interfaces (or libfabric domains) used between nodes, comma-separated (empty: all)") \
+    X(rail_stripe, SIZE, "PANGEA_RAIL_STRIPE", "32K", NETWORK,                              \
+      "With several rails, messages of at least this many bytes take the rails in turn")    \
     X(mpi_credits, INT, "PANGEA_MPI_CREDITS", "16", NETWORK,                                \
       "Over PANGEA_TRANSPORT=mpi, most messages a sender keeps in flight to one peer")      \
     X(pipeline_buffers, INT, "PANGEA_PIPELINE_BUFFERS", "16", NETWORK,                      \

@@ -2,6 +2,7 @@
 #include "transport_internal.h"
 
 #include "runtime/runtime.h"
+#include "startup/startup.h"
 
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -41,18 +42,21 @@ struct rail_ep {
     struct fid_ep *ep;
     struct fid_cq *cq;
     struct fid_av *av;
-    int up;                     /* not taken out */
-    char name[PG_NET_ADDR_MAX]; /* its address, where it is reopened */
+    int up;                      /* open: not taken out (in use unless probing) */
+    int probing;                 /* reopened: no traffic of ours until a peer answers a probe */
+    uint64_t probe_round_end_ns; /* probing: when the current round of probes ends */
+    int probes_in_round;         /* probes of the round the provider took */
+    char name[PG_NET_ADDR_MAX];  /* its address, where it is reopened */
     size_t name_len;
     uint64_t retry_ns, backoff_ns;     /* taken out: when it is tried again, and the wait after */
     int rejoining;                     /* reopened, waiting for a receive buffer */
-    int outs;                          /* times taken out: warned the first time only */
     int wait_fd;                       /* its completion queue's, with several rails */
     uint64_t last_done_ns;             /* its latest completion */
     int moved_away;                    /* peers moved off it by timeouts since its last receive */
     struct tracked_send sends;         /* in flight (a ring around this sentinel) */
     struct pg_net_multi_recv **posted; /* its receive buffers */
     int nposted, posted_cap;
+    struct pg_net_rail_traffic traffic; /* SHMEM_INFO's counts at finalize */
 };
 
 /* A peer of a several-rail endpoint (its fi_addr_t is the index): its address on each rail
@@ -61,7 +65,8 @@ struct peer {
     fi_addr_t addr[MAX_RAILS];
     int rail;
     int home;            /* its first rail, where it goes back when that rail comes back */
-    unsigned char *name; /* [PG_NET_ADDR_MAX], to insert it again on a rail reopened */
+    int stripe;          /* the rail its next large message takes (in turn over the rails) */
+    unsigned char *name; /* its name (as long as it is), to insert it again on a rail reopened */
 };
 
 struct pg_net_ep {
@@ -75,6 +80,7 @@ struct pg_net_ep {
     struct pg_net_event *given_back; /* completions of a rail taken out, not yet polled */
     int ngiven_back, given_back_cap;
     int next_rail;          /* where the next poll starts */
+    size_t next_probed;     /* the first peer the next probes go to */
     uint64_t next_check_ns; /* when the links are next looked at */
 };
 
@@ -299,6 +305,17 @@ static int ofi_init(size_t max_message)
     }
     info = rails[0].info;
     local_mr = (info->domain_attr->mr_mode & FI_MR_LOCAL) || pg_cfg.register_local;
+    /* A rail that comes back is probed by messages marked with remote CQ data. */
+    if (nrails > 1 && info->domain_attr->cq_data_size < 4) {
+        char named[MAX_RAILS][RAIL_NAME_MAX];
+        if (named_rails(named))
+            pg_fatal("shmem_init",
+                     "PANGEA_RAILS: %d rails, but provider %s carries no remote CQ data, which "
+                     "the probes of a rail that comes back need: name one rail",
+                     nrails, info->fabric_attr->prov_name);
+        for (; nrails > 1; nrails--)
+            fi_freeinfo(rails[nrails - 1].info);
+    }
     /* Registrations belong to one domain: with local buffers registered, the default is the
      * first rail alone (as before rails); named rails are refused. */
     char named[MAX_RAILS][RAIL_NAME_MAX];
@@ -574,6 +591,16 @@ static const void *rail_address(const void *name, uint32_t network)
     return NULL;
 }
 
+/* The bytes of a name (ofi_ep_name's layout), at most PG_NET_ADDR_MAX. */
+static size_t name_bytes(const void *name)
+{
+    const unsigned char *in = name;
+    size_t at = 1;
+    for (int i = 0; i < in[0] && at + 5 <= PG_NET_ADDR_MAX; i++)
+        at += 5 + in[at + 4];
+    return at < PG_NET_ADDR_MAX ? at : PG_NET_ADDR_MAX;
+}
+
 static fi_addr_t insert_on(struct pg_net_ep *e, int r, const void *name)
 {
     const void *addr = rail_address(name, rails[r].network);
@@ -603,9 +630,10 @@ static fi_addr_t ofi_av_insert(struct pg_net_ep *e, const void *name)
     }
     struct peer *p = &e->peers[e->npeers];
     p->rail = -1;
-    /* Small requests spread over the rails by peer: the first rail tried is the next one. */
+    /* Small messages spread over the rails by peer, and the PEs of a node start at different
+     * rails: to one node, their first rails alternate. */
     for (int k = 0; k < nrails; k++) {
-        int r = (int)((e->npeers + (size_t)k) % (size_t)nrails);
+        int r = (int)((e->npeers + (size_t)pg_world.local_rank + (size_t)k) % (size_t)nrails);
         p->addr[r] = e->rail[r].up ? insert_on(e, r, name) : FI_ADDR_NOTAVAIL;
         if (p->rail < 0 && p->addr[r] != FI_ADDR_NOTAVAIL)
             p->rail = r;
@@ -614,9 +642,10 @@ static fi_addr_t ofi_av_insert(struct pg_net_ep *e, const void *name)
         pg_fatal("transport", "%s endpoint: a peer has no rail on the network of any of mine",
                  e->role);
     p->home = p->rail;
-    if (!(p->name = malloc(PG_NET_ADDR_MAX)))
+    size_t bytes = name_bytes(name);
+    if (!(p->name = malloc(bytes)))
         pg_fatal("transport", "out of memory for the %s endpoint's peers", e->role);
-    memcpy(p->name, name, PG_NET_ADDR_MAX);
+    memcpy(p->name, name, bytes);
     return (fi_addr_t)e->npeers++;
 }
 
@@ -658,23 +687,33 @@ static void give_back(struct pg_net_ep *e, struct pg_net_event ev)
     e->given_back[e->ngiven_back++] = ev;
 }
 
-static int rails_up(const struct pg_net_ep *e)
+/* A rail carries our traffic: open, and not waiting for the answer to a probe. */
+static int in_use(const struct rail_ep *re)
+{
+    return re->up && !re->probing;
+}
+
+static int rails_in_use(const struct pg_net_ep *e)
 {
     int n = 0;
     for (int r = 0; r < nrails; r++)
-        n += e->rail[r].up;
+        n += in_use(&e->rail[r]);
     return n;
 }
 
-/* Takes rail r of e out, unless it is the last: closed, its sends in flight given back as
- * done (each request goes again, on another rail, when its time is up), its receive buffers
- * as used up (the caller posts them again, on the other rails). */
+static int spare_rail(struct pg_net_ep *e, int r);
+
+/* Takes rail r of e out, unless it is the last in use and no other can take over at once
+ * (spare_rail): closed, its sends in flight given back as done (each request goes again, on
+ * another rail, when its time is up), its receive buffers as used up (the caller posts them
+ * again, on the other rails). */
 static void rail_out(struct pg_net_ep *e, int r, const char *why)
 {
     struct rail_ep *re = &e->rail[r];
-    if (!re->up || rails_up(e) == 1)
+    if (!re->up || (in_use(re) && rails_in_use(e) == 1 && !spare_rail(e, r)))
         return;
     rail_ep_close(re);
+    re->probing = re->rejoining = 0;
     for (struct tracked_send *t = re->sends.next; t != &re->sends;) {
         struct tracked_send *next = t->next;
         give_back(e, (struct pg_net_event){.context = t->context});
@@ -691,7 +730,7 @@ static void rail_out(struct pg_net_ep *e, int r, const char *why)
     if (re->backoff_ns > RAIL_RETRY_MAX_NS)
         re->backoff_ns = RAIL_RETRY_MAX_NS;
     re->retry_ns = pg_now_ns() + re->backoff_ns;
-    if (rails[r].reaches && re->outs++ == 0)
+    if (rails[r].reaches && re->traffic.outs++ == 0)
         pg_warn("%s endpoint: rail %s taken out (%s); its traffic goes on over the others", e->role,
                 rails[r].info->domain_attr->name, why);
     else if (rails[r].reaches)
@@ -714,9 +753,8 @@ static int link_down(const char *name)
 }
 
 /* Rail r of e, taken out, tried again: once its link is up, reopened where its peers know it
- * (its old address), the peers inserted again, and those whose first rail it was sent there
- * again. If the other end is not back yet, their requests go unanswered or fail, and it is
- * taken out again (and tried again after twice as long). */
+ * (its old address) and the peers inserted again; it then takes a receive buffer and probes
+ * (rail_has_buffer) before any traffic of ours goes on it. */
 static void rail_back(struct pg_net_ep *e, int r, uint64_t now)
 {
     struct rail_ep *re = &e->rail[r];
@@ -737,6 +775,7 @@ static void rail_back(struct pg_net_ep *e, int r, uint64_t now)
         e->peers[i].addr[r] = insert_on(e, r, e->peers[i].name);
     re->moved_away = 0;
     re->rejoining = 1;
+    re->probing = 1;
     /* It needs a receive buffer: one of the rail that has the most (if more than one) is
      * cancelled, given back as used up and posted again here (the rail with the fewest). */
     int most = -1;
@@ -748,39 +787,118 @@ static void rail_back(struct pg_net_ep *e, int r, uint64_t now)
         fi_cancel(&e->rail[most].ep->fid, e->rail[most].posted[0]);
 }
 
-/* A rail reopened has its first receive buffer again: the peers whose first rail it was go
- * back to it (not before: their replies would wait in the provider for a buffer). */
-static void rail_rejoined(struct pg_net_ep *e, int r)
+/* ---- Probes: a rail reopened carries our traffic again only once a peer has answered one */
+
+/* Remote CQ data that marks the transport's own messages (the layers above send none): a
+ * probe carries the prober's address on the rail, an answer nothing of use. */
+#define PROBE_DATA 0x50524f42u  /* "PROB" */
+#define ANSWER_DATA 0x50524f41u /* "PROA" */
+/* Peers probed at once: a link that passes traffic to one of them is back. */
+#define PROBE_PEERS 4
+/* A round of probes waits this long for an answer (doubled twice at most: 2 s). */
+#define PROBE_WAIT_NS 500000000ull
+
+/* Probes over rail r of e, by rounds: a round goes to the next PROBE_PEERS peers it reaches
+ * and waits PROBE_WAIT_NS (more after rounds unanswered) for an answer. A probe the provider
+ * refuses for now (a connection being made) is tried again at the next look at the rails. */
+static void send_probes(struct pg_net_ep *e, int r, uint64_t now)
+{
+    struct rail_ep *re = &e->rail[r];
+    if (now >= re->probe_round_end_ns) {
+        if (re->probe_round_end_ns)
+            re->traffic.unanswered++;
+        unsigned doublings = re->traffic.unanswered < 2 ? (unsigned)re->traffic.unanswered : 2;
+        re->probe_round_end_ns = now + (PROBE_WAIT_NS << doublings);
+        re->probes_in_round = 0;
+    }
+    for (size_t k = 0; k < e->npeers && re->probes_in_round < PROBE_PEERS; k++) {
+        size_t i = (e->next_probed + k) % e->npeers;
+        if (e->peers[i].addr[r] == FI_ADDR_NOTAVAIL)
+            continue;
+        if (fi_injectdata(re->ep, re->name, re->name_len, PROBE_DATA, e->peers[i].addr[r]) != 0)
+            return;
+        re->probes_in_round++;
+        re->traffic.probes++;
+        e->next_probed = i + 1;
+    }
+}
+
+/* A rail reopened has its first receive buffer again (answers can land): it probes. */
+static void rail_has_buffer(struct pg_net_ep *e, int r)
 {
     e->rail[r].rejoining = 0;
+    e->rail[r].probe_round_end_ns = 0;
+    if (e->rail[r].probing)
+        send_probes(e, r, pg_now_ns());
+}
+
+/* A peer answered a probe over rail r: the rail is back in use, and the peers whose first
+ * rail it was go back to it. */
+static void rail_probed(struct pg_net_ep *e, int r)
+{
+    struct rail_ep *re = &e->rail[r];
+    re->probing = 0;
+    re->probe_round_end_ns = 0;
+    re->traffic.reuses++;
     for (size_t i = 0; i < e->npeers; i++)
         if (e->peers[i].home == r && e->peers[i].addr[r] != FI_ADDR_NOTAVAIL)
             e->peers[i].rail = r;
-    if (e->rail[r].outs == 1)
-        pg_warn("%s endpoint: rail %s back in use", e->role, rails[r].info->domain_attr->name);
+    if (re->traffic.outs == 1)
+        pg_warn("%s endpoint: rail %s back in use (a probe answered)", e->role,
+                rails[r].info->domain_attr->name);
     else
         pg_debug("%s endpoint: rail %s back in use again", e->role,
                  rails[r].info->domain_attr->name);
 }
 
-/* The last rail up of e, r, failed: whether another, taken out, could be reopened at once
- * (its wait for a retry cut short) to carry the traffic instead. */
+/* The peer of e whose address on rail r is the len bytes at addr, or NULL. */
+static struct peer *peer_at(struct pg_net_ep *e, int r, const void *addr, size_t len)
+{
+    for (size_t i = 0; i < e->npeers; i++) {
+        const unsigned char *theirs = rail_address(e->peers[i].name, rails[r].network);
+        if (theirs && theirs[-1] == len && memcmp(theirs, addr, len) == 0)
+            return &e->peers[i];
+    }
+    return NULL;
+}
+
+/* A message of the transport's own (remote CQ data) arrived over rail r: a probe is answered
+ * (when its prober is a peer: it learnt of us, so we of it), an answer ends the probing. */
+static void probe_arrived(struct pg_net_ep *e, int r, uint64_t data, const void *buf, size_t len)
+{
+    struct rail_ep *re = &e->rail[r];
+    if (data == ANSWER_DATA && re->probing) {
+        rail_probed(e, r);
+    } else if (data == PROBE_DATA) {
+        struct peer *p = peer_at(e, r, buf, len);
+        if (p && p->addr[r] != FI_ADDR_NOTAVAIL)
+            fi_injectdata(re->ep, re->name, re->name_len, ANSWER_DATA, p->addr[r]);
+    }
+}
+
+/* The last rail in use of e, r, failed: whether another could carry the traffic instead, at
+ * once: one probing (its answer not awaited), or one taken out, reopened now (its wait for a
+ * retry cut short). */
 static int spare_rail(struct pg_net_ep *e, int r)
 {
     uint64_t now = pg_now_ns();
     for (int k = 0; k < nrails; k++) {
         struct rail_ep *re = &e->rail[k];
-        if (k == r || re->up || !rails[k].reaches || !re->name_len)
+        if (k == r || !rails[k].reaches || !re->name_len)
             continue;
-        rail_back(e, k, now);
-        if (re->up)
+        if (!re->up)
+            rail_back(e, k, now);
+        if (re->up) {
+            re->probing = 0;
             return 1;
+        }
     }
     return 0;
 }
 
-/* Takes out the rails whose link is down or whose sends are stuck, and tries again those
- * taken out whose time has come (at most every RAIL_CHECK_NS). */
+/* Takes out the rails whose link is down or whose sends are stuck, tries again those taken out
+ * whose time has come, and probes again over those probing whose answer is late (at most every
+ * RAIL_CHECK_NS). */
 static void check_rails(struct pg_net_ep *e)
 {
     uint64_t now = pg_now_ns();
@@ -797,18 +915,35 @@ static void check_rails(struct pg_net_ep *e)
             rail_out(e, r, "its link is down");
         else if (re->sends.next != &re->sends && now - re->last_done_ns > RAIL_STUCK_NS)
             rail_out(e, r, "its sends are stuck");
+        else if (re->probing && !re->rejoining)
+            send_probes(e, r, now);
     }
 }
 
-/* The rail of peer's next message: its own while up, else the next one up that reaches it. */
+/* The rail of peer's next message: its own while in use, else the next one in use that
+ * reaches it. */
 static int peer_rail(struct pg_net_ep *e, struct peer *p)
 {
     for (int k = 0; k < nrails; k++) {
         int r = (p->rail + k) % nrails;
-        if (e->rail[r].up && p->addr[r] != FI_ADDR_NOTAVAIL)
+        if (in_use(&e->rail[r]) && p->addr[r] != FI_ADDR_NOTAVAIL)
             return p->rail = r;
     }
     pg_fatal("transport", "%s endpoint: no rail up reaches a peer any more", e->role);
+}
+
+/* The rail of a large message to peer (PANGEA_RAIL_STRIPE): the rails in use that reach it,
+ * in turn. */
+static int stripe_rail(struct pg_net_ep *e, struct peer *p)
+{
+    for (int k = 0; k < nrails; k++) {
+        int r = (p->stripe + k) % nrails;
+        if (in_use(&e->rail[r]) && p->addr[r] != FI_ADDR_NOTAVAIL) {
+            p->stripe = (r + 1) % nrails;
+            return r;
+        }
+    }
+    return peer_rail(e, p);
 }
 
 static struct peer *peer_of(struct pg_net_ep *e, fi_addr_t to)
@@ -826,7 +961,7 @@ static void ofi_reroute(struct pg_net_ep *e, fi_addr_t to)
     int from = peer_rail(e, p);
     for (int k = 1; k < nrails; k++) {
         int r = (from + k) % nrails;
-        if (e->rail[r].up && p->addr[r] != FI_ADDR_NOTAVAIL) {
+        if (in_use(&e->rail[r]) && p->addr[r] != FI_ADDR_NOTAVAIL) {
             p->rail = r;
             break;
         }
@@ -837,7 +972,7 @@ static void ofi_reroute(struct pg_net_ep *e, fi_addr_t to)
 
 static void ofi_route(struct pg_net_ep *e, fi_addr_t to, int rail)
 {
-    if (nrails == 1 || to >= e->npeers || !e->rail[rail].up)
+    if (nrails == 1 || to >= e->npeers || !in_use(&e->rail[rail]))
         return;
     e->peers[to].rail = rail;
 }
@@ -861,8 +996,14 @@ static void sendv_rails(struct pg_net_ep *e, fi_addr_t to, const struct iovec *i
 {
     struct peer *p = peer_of(e, to);
     uint64_t busy_since = 0;
+    /* A large message (a chunk of a large transfer) takes the rails in turn, and keeps its
+     * rail while the provider is busy; the others take their peer's. */
+    int large = pg_cfg.rail_stripe > 0 && total >= (size_t)pg_cfg.rail_stripe, r = -1;
     for (;;) {
-        int r = peer_rail(e, p);
+        if (!large)
+            r = peer_rail(e, p);
+        else if (r < 0 || !in_use(&e->rail[r]))
+            r = stripe_rail(e, p);
         struct rail_ep *re = &e->rail[r];
         ssize_t rc;
         if (!context && count == 1 && total <= info->tx_attr->inject_size) {
@@ -886,9 +1027,13 @@ static void sendv_rails(struct pg_net_ep *e, fi_addr_t to, const struct iovec *i
                 e->spare = t;
             }
         }
-        if (rc == 0)
+        if (rc == 0) {
+            re->traffic.messages++;
+            re->traffic.bytes += total;
+            re->traffic.striped += (uint64_t)large;
             return;
-        if (rc != -FI_EAGAIN && rails_up(e) == 1 && !spare_rail(e, r))
+        }
+        if (rc != -FI_EAGAIN && rails_in_use(e) == 1 && !spare_rail(e, r))
             OFI_CHECK(rc, "fi_sendv");
         if (rc != -FI_EAGAIN) {
             rail_out(e, r, fi_strerror((int)-rc));
@@ -966,7 +1111,7 @@ static void ofi_post_multi_recv(struct pg_net_ep *e, struct pg_net_multi_recv *m
     }
     re->posted[re->nposted++] = m;
     if (re->rejoining)
-        rail_rejoined(e, r);
+        rail_has_buffer(e, r);
 }
 
 static struct pg_net_mr *ofi_mr_reg(struct pg_net_ep *e, const void *buf, size_t len,
@@ -1081,17 +1226,30 @@ static int convert(struct pg_net_ep *e, int r, ssize_t n, struct fi_cq_data_entr
             return 0;
         }
         const char *why = fi_cq_strerror(re->cq, err.prov_errno, err.err_data, NULL, 0);
-        if (nrails == 1 || (rails_up(e) == 1 && !spare_rail(e, r)))
+        if (nrails == 1 || (in_use(re) && rails_in_use(e) == 1 && !spare_rail(e, r)))
             pg_fatal("transport", "%s endpoint: operation failed: %s", e->role, why);
         rail_out(e, r, why);
         return 0;
     }
     OFI_CHECK(n, "fi_cq_read");
     uint64_t now = nrails > 1 && n > 0 ? pg_now_ns() : 0;
+    int out = 0;
     for (ssize_t i = 0; i < n; i++) {
         const struct fi_cq_data_entry *c = &entries[i];
         int is_recv = (c->flags & (FI_RECV | FI_MULTI_RECV)) != 0;
         void *context = c->op_context;
+        if (nrails > 1 && is_recv && (c->flags & FI_REMOTE_CQ_DATA)) {
+            /* a probe or its answer: only its buffer, if used up, goes to the caller */
+            re->last_done_ns = now;
+            re->moved_away = 0;
+            probe_arrived(e, r, c->data, c->buf, c->len);
+            if (multi_recv_done(e, context, c->buf, c->len, (c->flags & FI_MULTI_RECV) != 0)) {
+                unpost(re, context);
+                events[out++] = (struct pg_net_event){
+                    .context = context, .is_recv = 1, .buffer_done = 1, .rail = r};
+            }
+            continue;
+        }
         if (nrails > 1 && !is_recv) { /* a tracked send (no RMA with several rails) */
             struct tracked_send *t = context;
             context = t->context;
@@ -1099,7 +1257,8 @@ static int convert(struct pg_net_ep *e, int r, ssize_t n, struct fi_cq_data_entr
             t->next = e->spare;
             e->spare = t;
         }
-        events[i] = (struct pg_net_event){
+        struct pg_net_event *ev = &events[out++];
+        *ev = (struct pg_net_event){
             .context = context,
             .buf = c->buf,
             .len = c->len,
@@ -1113,11 +1272,11 @@ static int convert(struct pg_net_ep *e, int r, ssize_t n, struct fi_cq_data_entr
             re->last_done_ns = now;
             if (is_recv)
                 re->moved_away = 0;
-            if (events[i].buffer_done)
+            if (ev->buffer_done)
                 unpost(re, context);
         }
     }
-    return (int)n;
+    return out;
 }
 
 #define MAX_EVENTS 64
@@ -1253,6 +1412,14 @@ static int ofi_failover(void)
     return failover;
 }
 
+static const char *ofi_rail_traffic(struct pg_net_ep *e, int r, struct pg_net_rail_traffic *traffic)
+{
+    if (nrails == 1 || r < 0 || r >= nrails || !e)
+        return NULL;
+    *traffic = e->rail[r].traffic;
+    return rails[r].info->domain_attr->name;
+}
+
 const struct pg_net_ops pg_net_ofi_ops = {
     .init = ofi_init,
     .fini = ofi_fini,
@@ -1284,4 +1451,5 @@ const struct pg_net_ops pg_net_ofi_ops = {
     .failover = ofi_failover,
     .reroute = ofi_reroute,
     .route = ofi_route,
+    .rail_traffic = ofi_rail_traffic,
 };

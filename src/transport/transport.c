@@ -170,3 +170,8 @@ void pg_net_route(struct pg_net_ep *ep, fi_addr_t peer, int rail)
     if (ops->route)
         ops->route(ep, peer, rail);
 }
+
+const char *pg_net_rail_traffic(struct pg_net_ep *ep, int r, struct pg_net_rail_traffic *traffic)
+{
+    return ops->rail_traffic ? ops->rail_traffic(ep, r, traffic) : NULL;
+}

@@ -114,7 +114,9 @@ struct pg_net_event {
  * (peers are spread over the rails); a rail whose link is down, whose sends are stuck or that
  * fails is taken out, its sends in flight given back as done and its receive buffers as used
  * up, and the traffic goes on over the others; it is tried again later, reopened at its old
- * address once its link is up, and its peers go back to it. */
+ * address once its link is up, and used again once a peer has answered a probe over it.
+ * Messages of PANGEA_RAIL_STRIPE bytes or more (a large transfer's chunks) take the rails in
+ * use in turn; the others take their peer's rail. */
 /* The rails this process uses (1 over MPI). */
 int pg_net_rails(void);
 /* After the servers' names are exchanged (names[count], mine at self): a rail that reaches no
@@ -130,6 +132,18 @@ int pg_net_failover(void);
 void pg_net_reroute(struct pg_net_ep *ep, fi_addr_t peer);
 /* A request from peer came by rail: the replies to it go back the same way. */
 void pg_net_route(struct pg_net_ep *ep, fi_addr_t peer, int rail);
+
+/* What one rail of an endpoint carried, and its health (SHMEM_INFO's report at finalize). */
+struct pg_net_rail_traffic {
+    unsigned long long messages, bytes; /* sent (probes not counted) */
+    unsigned long long striped;         /* of those, large ones that took the rails in turn */
+    unsigned long long outs;            /* times taken out */
+    unsigned long long probes;          /* probes sent after it was reopened */
+    unsigned long long unanswered;      /* rounds of probes that got no answer in time */
+    unsigned long long reuses;          /* times back in use, a probe answered */
+};
+/* Rail r of ep: its name (NULL past the last rail, or with one rail) and its traffic. */
+const char *pg_net_rail_traffic(struct pg_net_ep *ep, int r, struct pg_net_rail_traffic *traffic);
 
 /* Up to max completions without blocking; returns how many. */
 int pg_net_poll(struct pg_net_ep *ep, struct pg_net_event *events, int max);

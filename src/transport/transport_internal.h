@@ -42,6 +42,7 @@ struct pg_net_ops {
     int (*failover)(void);
     void (*reroute)(struct pg_net_ep *ep, fi_addr_t peer);
     void (*route)(struct pg_net_ep *ep, fi_addr_t peer, int rail);
+    const char *(*rail_traffic)(struct pg_net_ep *ep, int r, struct pg_net_rail_traffic *traffic);
 };
 
 extern const struct pg_net_ops pg_net_ofi_ops; /* libfabric (ofi.c) */

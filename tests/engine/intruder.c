@@ -78,7 +78,9 @@ int main(int argc, char **argv)
         (rc = fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV)) || (rc = fi_enable(ep)))
         fail("opening an endpoint", rc);
     fi_addr_t server;
-    if (fi_av_insert(av, address, 1, &server, 0, NULL) != 1)
+    /* The name lists the server's rails (a count, then per rail a 4-byte network, a length
+     * byte and the provider's address): the first rail's address. */
+    if (fi_av_insert(av, address + 6, 1, &server, 0, NULL) != 1)
         fail("fi_av_insert", -FI_EINVAL);
 
     static char messages[256][sizeof(struct pg_ds_header) + MAX_FUZZ];

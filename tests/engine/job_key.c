@@ -19,6 +19,7 @@
 
 #include <shmem.h>
 #include <spawn.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,7 +46,11 @@ static long run_intruder(const char *self, unsigned char *buffer, int last)
     CHECK(f != NULL, "cannot create %s", file);
     if (!f)
         return -1;
-    fwrite(pg_pipe_server_name(pg_world.node_of[last]), 1, PG_NET_ADDR_MAX, f);
+    char name[PG_NET_ADDR_MAX] = {0}; /* the intruder reads PG_NET_ADDR_MAX bytes */
+    size_t bytes;
+    const void *kept = pg_pipe_server_name(pg_world.node_of[last], &bytes);
+    memcpy(name, kept, bytes);
+    fwrite(name, 1, sizeof name, f);
     fclose(f);
     size_t at = 0;
     int seg = pg_mem_locate(buffer, BUFFER, &at);

@@ -11,6 +11,15 @@
  *    0 .. npes*ROUNDS-1, each once, and the sum of the adds is exact.
  * With TEST_LINK_UP too (amo), the link comes back up shortly after, and every PE then adds to a
  * word of PE 0 for 2.5 s, while the rail is tried again and rejoins: the total is exact.
+ *  - stripe: PE 0 puts STRIPED bytes to the target and gets them back, both links up; every
+ *    byte and the guards around them are checked, and each link of PE 0's node sent at least
+ *    a quarter of the bytes while the put went, each of the target's node while the get went
+ *    (PANGEA_RAIL_STRIPE: the chunks take the rails in turn).
+ *  - probe: the target takes its link TEST_LINK_DOWN down and, PROBE_DOWN seconds later, up
+ *    again, while PE 0 puts and gets back STRIPED bytes in turn (checked each time) until
+ *    PROBE_AFTER seconds after that. Meanwhile PE 0's node takes the rail out, reopens it (its
+ *    own link is up) and probes it: unanswered while the target's link is down, answered after
+ *    (tests/netns/rails.sh checks PE 0's counts at finalize).
  * Without TEST_LINK_DOWN both rails stay up: the same exact results. */
 #include "check.h"
 
@@ -25,6 +34,9 @@
 #define GUARD_BYTE 0x5A
 #define ROUNDS 1500
 #define MAX_PES 8
+#define STRIPED (4L << 20)
+#define PROBE_DOWN 4.0
+#define PROBE_AFTER 4.0
 
 static long landed; /* pieces PE 0 has put so far (raised after each, in order) */
 static long counter, adds, tail, tail_ops;
@@ -96,6 +108,131 @@ static void transfer(int target, const char *down)
     shmem_free(region);
 }
 
+/* Bytes the link has sent, from its node's counters. */
+static long long tx_bytes(const char *link)
+{
+    char path[96];
+    long long bytes = -1;
+    snprintf(path, sizeof path, "/sys/class/net/%s/statistics/tx_bytes", link);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL, "cannot open %s", path);
+    if (f) {
+        CHECK(fscanf(f, "%lld", &bytes) == 1, "cannot read %s", path);
+        fclose(f);
+    }
+    return bytes;
+}
+
+static void tx_both(long long out[2])
+{
+    out[0] = tx_bytes("pgeth0");
+    out[1] = tx_bytes("pgeth1");
+}
+
+/* Each link sent at least a quarter of STRIPED bytes between before and after. */
+static void check_both_sent(const long long before[2], const long long after[2], const char *what)
+{
+    for (int k = 0; k < 2; k++)
+        CHECK(after[k] - before[k] >= STRIPED / 4,
+              "pgeth%d sent %lld bytes during the %s of %ld bytes: the rails did not share it", k,
+              after[k] - before[k], what, STRIPED);
+}
+
+/* PE 0 puts STRIPED bytes (pattern shifted by round) into region + GUARD at the target, which
+ * checks them, then gets them back with the guards and checks again; with check_links, each
+ * link of the sending node sent a quarter of them at least. */
+static void put_and_get(unsigned char *region, int target, long round, int check_links)
+{
+    int me = shmem_my_pe();
+    long long before[2], after[2];
+    shmem_barrier_all();
+    tx_both(before);
+    shmem_barrier_all();
+    if (me == 0) {
+        unsigned char *src = malloc(STRIPED);
+        CHECK(src != NULL, "malloc");
+        for (long i = 0; i < STRIPED; i++)
+            src[i] = pattern(i + round);
+        shmem_putmem(region + GUARD, src, STRIPED, target);
+        shmem_quiet();
+        free(src);
+    }
+    shmem_barrier_all();
+    tx_both(after);
+    if (me == 0 && check_links)
+        check_both_sent(before, after, "put");
+    if (me == target) {
+        for (long i = 0; i < STRIPED; i++)
+            CHECK(region[GUARD + i] == pattern(i + round), "round %ld: byte %ld is %u, want %u",
+                  round, i, region[GUARD + i], pattern(i + round));
+        for (int i = 0; i < GUARD; i++)
+            CHECK(region[i] == GUARD_BYTE && region[GUARD + STRIPED + i] == GUARD_BYTE,
+                  "round %ld: guard byte %d changed", round, i);
+    }
+    shmem_barrier_all();
+    if (me == 0) {
+        unsigned char *back = malloc(STRIPED + 2 * GUARD);
+        CHECK(back != NULL, "malloc");
+        memset(back, 0xA5, STRIPED + 2 * GUARD);
+        shmem_getmem(back + GUARD, region + GUARD, STRIPED, target);
+        for (long i = 0; i < STRIPED; i++)
+            CHECK(back[GUARD + i] == pattern(i + round), "round %ld: byte %ld got back is %u",
+                  round, i, back[GUARD + i]);
+        for (int i = 0; i < GUARD; i++)
+            CHECK(back[i] == 0xA5 && back[GUARD + STRIPED + i] == 0xA5,
+                  "round %ld: a byte around the get changed (%d)", round, i);
+        free(back);
+    }
+    shmem_barrier_all();
+    tx_both(before);
+    if (me == target && check_links)
+        check_both_sent(after, before, "get");
+}
+
+static void stripe(int target)
+{
+    unsigned char *region = shmem_malloc(STRIPED + 2 * GUARD);
+    CHECK(region != NULL, "shmem_malloc of %ld bytes", STRIPED + 2 * GUARD);
+    memset(region, GUARD_BYTE, STRIPED + 2 * GUARD);
+    put_and_get(region, target, 0, 1);
+    shmem_barrier_all();
+    shmem_free(region);
+}
+
+/* Rounds of put_and_get while the target's link goes down and, PROBE_DOWN seconds later, up
+ * again, until PROBE_AFTER seconds after that. PE 0 keeps time; the rounds' count goes with
+ * its decisions (a word at every PE), so that all PEs do the same rounds. */
+static long probe_phase;
+static void probe(int target, const char *link)
+{
+    int me = shmem_my_pe(), npes = shmem_n_pes();
+    unsigned char *region = shmem_malloc(STRIPED + 2 * GUARD);
+    CHECK(region != NULL, "shmem_malloc of %ld bytes", STRIPED + 2 * GUARD);
+    memset(region, GUARD_BYTE, STRIPED + 2 * GUARD);
+    if (me == target)
+        link_down(link);
+    double start = test_now();
+    for (long round = 1;; round++) {
+        put_and_get(region, target, round, 0);
+        if (me == 0) {
+            double t = test_now() - start;
+            long phase = t < PROBE_DOWN ? 0 : t < PROBE_DOWN + PROBE_AFTER ? 1 : 2;
+            for (int pe = 0; pe < npes; pe++)
+                shmem_long_p(&probe_phase, phase, pe);
+            shmem_quiet();
+        }
+        shmem_barrier_all();
+        if (probe_phase == 2)
+            break;
+        if (probe_phase == 1 && me == target && link) {
+            set_link(link, "up");
+            link = NULL;
+        }
+    }
+    shmem_barrier_all();
+    shmem_free(region);
+}
+
 /* After the link came back up: every PE adds to a word of PE 0 for TAIL_SECONDS, while the
  * rail is tried again and rejoins; the total is exactly the adds all PEs counted. */
 #define TAIL_SECONDS 2.5
@@ -161,6 +298,10 @@ int main(void)
     int target = npes / 2;
     if (strcmp(which, "amo") == 0)
         amo_storm(target, down, getenv("TEST_LINK_UP") != NULL);
+    else if (strcmp(which, "stripe") == 0)
+        stripe(target);
+    else if (strcmp(which, "probe") == 0)
+        probe(target, down ? down : "pgeth1");
     else
         transfer(target, down);
     int rc = check_finish();
