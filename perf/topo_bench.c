@@ -22,12 +22,13 @@
 
 #include "bench_util.h"
 
-enum op { SYNC, BROADCAST, REDUCE, FCOLLECT, COLLECT, ALLTOALL, NOPS };
-static const char *const op_names[NOPS] = {"team_sync",   "broadcastmem", "long_sum_reduce",
-                                           "fcollectmem", "collectmem",   "alltoallmem"};
-static const enum pg_coll_kind op_kind[NOPS] = {PG_COLL_SYNC,    PG_COLL_BROADCAST,
-                                                PG_COLL_REDUCE,  PG_COLL_FCOLLECT,
-                                                PG_COLL_COLLECT, PG_COLL_ALLTOALL};
+enum op { SYNC, BROADCAST, REDUCE, SCAN, FCOLLECT, COLLECT, ALLTOALL, NOPS };
+static const char *const op_names[NOPS] = {"team_sync",       "broadcastmem", "long_sum_reduce",
+                                           "long_sum_inscan", "fcollectmem",  "collectmem",
+                                           "alltoallmem"};
+static const enum pg_coll_kind op_kind[NOPS] = {PG_COLL_SYNC,    PG_COLL_BROADCAST, PG_COLL_REDUCE,
+                                                PG_COLL_SCAN,    PG_COLL_FCOLLECT,  PG_COLL_COLLECT,
+                                                PG_COLL_ALLTOALL};
 
 static char *src, *dst;
 static double mine, slowest;
@@ -44,6 +45,9 @@ static void run(enum op op, shmem_team_t team, size_t bytes)
         break;
     case REDUCE:
         shmem_long_sum_reduce(team, (long *)dst, (const long *)src, bytes / sizeof(long));
+        break;
+    case SCAN:
+        shmem_long_sum_inscan(team, (long *)dst, (const long *)src, bytes / sizeof(long));
         break;
     case FCOLLECT:
         shmem_fcollectmem(team, dst, src, bytes);
@@ -118,15 +122,17 @@ int main(int argc, char **argv)
     dst = shmem_malloc(max);
     memset(src, 1, max);
     memset(dst, 0, max);
-    static const size_t sizes[][3] = {{0, 0, 0},    {8, 65536, 0}, {8, 1024, 0},
-                                      {8, 4096, 0}, {8, 4096, 0},  {8, 4096, 65536}};
+    /* Reductions: gathered (8, 1024), split only across switches (3072), split (65536). */
+    static const size_t sizes[][4] = {
+        {0},       {8, 65536}, {8, 1024, 3072, 65536}, {8, 1024, 65536},
+        {8, 4096}, {8, 4096},  {8, 4096, 65536}};
     if (me == 0)
         printf("# %d PEs; A = switch level, B = node leaders only; %d rounds of %d calls, "
                "alternating\n# %-16s %8s %12s %14s %12s %14s %10s %10s\n",
                npes, rounds, iters, "collective", "bytes", "A messages", "A bytes", "B messages",
                "B bytes", "A us", "B us");
     for (int op = 0; op < NOPS; op++)
-        for (int s = 0; s < 3; s++) {
+        for (int s = 0; s < 4; s++) {
             size_t bytes = sizes[op][s];
             if (s > 0 && bytes == 0)
                 break;

@@ -166,12 +166,13 @@ typedef void (*pg_combine_fn)(void *acc, const void *in, size_t count);
             a[i] = (TYPE)PG_OP_##OP(a[i], b[i]);                                   \
     }
 /* Element-wise reduction of every member's source into every member's dest; dest == source
- * (in place) is allowed. Every member combines the contributions in team order, so floating
- * point results are identical on all members. */
+ * (in place) is allowed. Each element is combined once (by one member, or along one tree) and
+ * sent to all, so floating point results are identical on all members. */
 void pg_coll_reduce(struct pangea_team *team, void *dest, const void *source, size_t count,
                     size_t elem, pg_combine_fn combine);
 /* Prefix reduction in team order: members 0..me (inclusive) or 0..me-1 (exclusive; member 0
- * gets zero bytes). In place allowed. */
+ * gets zero bytes). In place allowed. Across switches each change of leaf switch in team order
+ * passes the prefix across once. */
 void pg_coll_scan(struct pangea_team *team, void *dest, const void *source, size_t count,
                   size_t elem, pg_combine_fn combine, int inclusive);
 

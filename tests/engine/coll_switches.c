@@ -13,7 +13,11 @@
  *   with the switch level each switch's sizes and blocks cross the top once per other switch
  *   (bytes, exact).
  * - a reduction large enough to be split (reduce-scatter, then the shares gathered like
- *   fcollect's blocks) is exact, with a guard after.
+ *   fcollect's blocks) and the sum scans (of 3 and of 8192 elements, inclusive and exclusive)
+ *   are exact, with a guard after; with the switch level, the reduction's bytes across the top
+ *   are its syncs', all the elements once per other switch and the shares once to each other
+ *   switch; a scan's are its syncs' and the prefix once at each change of switch in team
+ *   order (exact).
  * Needs 4 nodes with the same PEs each. */
 #include "check.h"
 #include "coll/coll.h"
@@ -211,17 +215,51 @@ static void run_collects(const char *name, shmem_team_t team, uint64_t *src, uin
 #define REDUCE_COUNT 8192           /* 64 KiB: above any team's reduction slot, so split */
 static uint64_t *big_src, *big_dst; /* symmetric, REDUCE_COUNT + 8 */
 
+/* The job's bytes across the top in one team sync (0 from a non-member). */
+static long long sync_bytes(shmem_team_t team)
+{
+    struct pg_coll_traffic before, after;
+    shmem_barrier_all(); /* a sync itself: before the count starts */
+    pg_coll_traffic(PG_COLL_SYNC, &before);
+    if (team != SHMEM_TEAM_INVALID)
+        shmem_team_sync(team);
+    pg_coll_traffic(PG_COLL_SYNC, &after);
+    return job_sum((long long)(after.bytes - before.bytes));
+}
+
+/* The job's bytes across the top of kind since before (mine). */
+static long long across_since(enum pg_coll_kind kind, const struct pg_coll_traffic *before)
+{
+    struct pg_coll_traffic after;
+    pg_coll_traffic(kind, &after);
+    return job_sum((long long)(after.bytes - before->bytes));
+}
+
+/* A split reduction (count elements) and the sum scans (count elements: 3, and REDUCE_COUNT)
+ * are exact, with a guard after. With the switch level, the bytes across the top, exact: the
+ * reduction's three syncs, each member's share from each other switch's slices (all the
+ * elements once per other switch), and the shares to the other switches, each switch's with a
+ * signal; a scan's two syncs and, at each change of switch in team order, the prefix once. */
 static void run_reduce(const char *name, shmem_team_t team)
 {
     int member = team != SHMEM_TEAM_INVALID;
+    struct pangea_team *t = (struct pangea_team *)team;
     int n = member ? shmem_team_n_pes(team) : 0, me = member ? shmem_team_my_pe(team) : 0;
+    int counted = member && t->nswitches, m = counted ? t->nswitches : 0, changes = 0;
+    for (int j = 1; j < n && counted; j++)
+        changes += switch_of_pe(pg_team_pe(t, j)) != switch_of_pe(pg_team_pe(t, j - 1));
+    long long sync = sync_bytes(team);
+    counted = job_sum(counted && me == 0) > 0;
     for (size_t k = 0; k < REDUCE_COUNT + 8; k++) {
         big_src[k] = (uint64_t)me * 7 + k;
         big_dst[k] = GUARD;
     }
+    struct pg_coll_traffic before;
+    pg_coll_traffic(PG_COLL_REDUCE, &before);
     shmem_barrier_all();
     if (member)
         shmem_uint64_sum_reduce(team, big_dst, big_src, REDUCE_COUNT);
+    long long across = across_since(PG_COLL_REDUCE, &before);
     int bad = 0;
     for (size_t k = 0; k < REDUCE_COUNT + 8 && member; k++) {
         uint64_t want =
@@ -229,6 +267,39 @@ static void run_reduce(const char *name, shmem_team_t team)
         bad += big_dst[k] != want;
     }
     CHECK(bad == 0, "%s: split reduction: %d elements wrong", name, bad);
+    long long bytes = REDUCE_COUNT * (long long)sizeof *big_src;
+    long long want = job_sum(me == 0 && m ? (m - 1) * (2 * bytes + 8LL * m) : 0) + 3 * sync;
+    if (counted)
+        CHECK(across == want, "%s: split reduction: %lld bytes across the top, want %lld", name,
+              across, want);
+    static const size_t scan_counts[] = {3, REDUCE_COUNT};
+    for (size_t c = 0; c < 2 * sizeof scan_counts / sizeof *scan_counts; c++) {
+        size_t count = scan_counts[c / 2];
+        int exclusive = c % 2;
+        for (size_t k = 0; k < count + 8; k++) {
+            big_src[k] = (uint64_t)me * 5 + k * 3 + 1;
+            big_dst[k] = GUARD;
+        }
+        pg_coll_traffic(PG_COLL_SCAN, &before);
+        shmem_barrier_all();
+        if (member && exclusive)
+            shmem_uint64_sum_exscan(team, big_dst, big_src, count);
+        else if (member)
+            shmem_uint64_sum_inscan(team, big_dst, big_src, count);
+        across = across_since(PG_COLL_SCAN, &before);
+        bad = 0;
+        uint64_t upto = (uint64_t)me + !exclusive; /* members combined */
+        for (size_t k = 0; k < count + 8 && member; k++) {
+            uint64_t w = k < count ? upto * (upto - 1) / 2 * 5 + upto * (k * 3 + 1) : GUARD;
+            bad += big_dst[k] != w;
+        }
+        CHECK(bad == 0, "%s: %s of %zu: %d elements wrong", name, exclusive ? "exscan" : "inscan",
+              count, bad);
+        want = job_sum(me == 0 ? changes * (long long)(count * sizeof *big_src) : 0) + 2 * sync;
+        if (counted)
+            CHECK(across == want, "%s: %s of %zu: %lld bytes across the top, want %lld", name,
+                  exclusive ? "exscan" : "inscan", count, across, want);
+    }
 }
 
 static void run(const char *name, shmem_team_t team, uint64_t *src, uint64_t *dst, int npes,
@@ -321,7 +392,17 @@ int main(void)
     } levels[] = {{"switch", SHMEMX_LEVEL_SWITCH}, {"node", SHMEMX_LEVEL_NODE}};
     for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
         int rc = shmemx_team_split_level(SHMEM_TEAM_WORLD, levels[l].level, NULL, 0, &team);
-        CHECK(rc == 0, "split at the %s level: %d", levels[l].name, rc);
+        /* Teams are strided: a switch whose PEs are not evenly spaced cannot be one (every
+         * PE's split fails, docs/topology.md). */
+        int strided = 1;
+        for (int pe = 0, prev = -1, step = 0; pe < npes; pe++) {
+            if (levels[l].level != SHMEMX_LEVEL_SWITCH || switch_of_pe(pe) != switch_of_pe(0))
+                continue;
+            strided &= prev < 0 || step == 0 || pe - prev == step;
+            step = prev < 0 ? 0 : pe - prev;
+            prev = pe;
+        }
+        CHECK(rc == (strided ? 0 : -1), "split at the %s level: %d", levels[l].name, rc);
         if (rc != 0)
             continue;
         run(levels[l].name, team, src, dst, npes, switch_level);
