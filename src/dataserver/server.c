@@ -1,6 +1,6 @@
-/* The server half: the node's data-server thread. It polls while requests keep coming, for
- * PANGEA_SERVER_SPIN_US after the last one, then sleeps on the completion queue's wait
- * object, so an idle job costs no CPU. Every request is validated before it touches memory.
+/* The server half: the node's data-server thread. It serves while requests keep coming, then
+ * (after PANGEA_SERVER_SPIN_US of polling, none by default: perf/README.md, "The data server's
+ * idle wait") sleeps on the completion queue's wait object, so an idle job costs no CPU. Every request is validated before it touches memory.
  * It learns a source's endpoint from its HELLO, keeps a record of each source that has sent
  * to it, and hands out its receive pool as grants (dataserver.h, "Credits"). */
 #define _GNU_SOURCE /* pthread_attr_setaffinity_np */
