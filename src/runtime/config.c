@@ -169,6 +169,18 @@ static const struct tunable *find_tunable(const char *env)
     return NULL;
 }
 
+size_t pg_config_early_size(const char *env)
+{
+    const struct tunable *t = find_tunable(env);
+    const char *value = getenv(env);
+    size_t size = 0;
+    if (!t || t->kind != PG_KIND_SIZE)
+        pg_fatal("config", "%s is not a size tunable", env);
+    if (!value || pg_parse_size(value, &size) != 0)
+        pg_parse_size(t->def, &size);
+    return size;
+}
+
 enum pg_tunable_source pg_config_source(const char *env)
 {
     const struct tunable *t = find_tunable(env);

@@ -195,6 +195,9 @@ void pg_config_check_provider(const char *provider);
 
 /* Parse a value in the SHMEM_SYMMETRIC_SIZE grammar; 0 on success. */
 int pg_parse_size(const char *text, size_t *out);
+/* A size tunable's value from the environment, else its default (no tuning file): for code
+ * that runs before pg_config_load, such as a constructor setting up the MPI library. */
+size_t pg_config_early_size(const char *env);
 
 /* Checking is on (SHMEM_DEBUG or PANGEA_CHECK). */
 static inline int pg_checking(void)

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 struct pg_world pg_world;
@@ -202,17 +201,6 @@ static void discover_nodes(void)
                  "by node",
                  host, leader_host);
     open_leaders_comm();
-}
-
-/* The mpi transport needs MPI_THREAD_MULTIPLE, but a program that starts MPI itself with
- * MPI_Init (every ARMCI and Global Arrays program) gets MPICH's default level, SINGLE. Before
- * main runs, PANGEA_TRANSPORT=mpi makes that default MULTIPLE (a user's value is kept; other
- * MPI libraries need MPI_Init_thread, and shmem_init says so when the level is short). */
-__attribute__((constructor)) static void default_thread_level_for_transport(void)
-{
-    const char *transport = getenv("PANGEA_TRANSPORT");
-    if (transport && strcasecmp(transport, "mpi") == 0)
-        setenv("MPIR_CVAR_DEFAULT_THREAD_LEVEL", "MPI_THREAD_MULTIPLE", 0);
 }
 
 /* MPICH sets up shared memory between every pair of a node's ranks in MPI_Init (half its time

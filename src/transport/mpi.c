@@ -17,6 +17,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 /* What an endpoint's name holds: its process's rank and the tag its messages carry. */
@@ -90,6 +91,26 @@ static uint32_t next_tag; /* tags of this process's endpoints */
 
 /* Pieces of one send (the protocol's replies have two: header and data). */
 #define MAX_PIECES 4
+
+/* What the MPI library reads in MPI_Init, set before main runs: a program that starts MPI
+ * itself (every ARMCI and Global Arrays program) does so before shmem_init. A user's value is
+ * kept. MPICH's default thread level becomes MULTIPLE (the data server thread sends and
+ * receives beside the PE; other MPI libraries need MPI_Init_thread, and mpi_init says so when
+ * the level is short). UCX (MPICH's ch4:ucx) sends every Pangea message eagerly: by
+ * rendezvous, above UCX's own eager limit (below the 64 KiB chunk over TCP), a message moves
+ * only while its sender and its receiver both call into MPI, which cost the pipeline 3-5x in
+ * bandwidth (perf/README.md). Twice the chunk covers a message's header and descriptors. */
+__attribute__((constructor)) static void mpi_library_defaults(void)
+{
+    const char *transport = getenv("PANGEA_TRANSPORT");
+    if (!transport || strcasecmp(transport, "mpi") != 0)
+        return;
+    setenv("MPIR_CVAR_DEFAULT_THREAD_LEVEL", "MPI_THREAD_MULTIPLE", 0);
+    char threshold[32];
+    snprintf(threshold, sizeof threshold, "%zu",
+             2 * pg_config_early_size("PANGEA_PIPELINE_BUFFER_SIZE"));
+    setenv("UCX_RNDV_THRESH", threshold, 0);
+}
 
 static fi_addr_t address(uint32_t rank, uint32_t tag)
 {

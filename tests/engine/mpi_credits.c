@@ -5,7 +5,9 @@
  * the fetched values (0 .. npes*ADDS-1, each once) and the counter. Over PANGEA_TRANSPORT=mpi
  * across nodes, the most each process ever held in flight (pg_net_credit_peak) is above 0 and
  * within the caps: PANGEA_MPI_CREDITS messages to a peer, 4 times as many in all, and
- * PANGEA_MPI_CREDITS x PANGEA_PIPELINE_BUFFER_SIZE bytes while two or more were in flight. */
+ * PANGEA_MPI_CREDITS x PANGEA_PIPELINE_BUFFER_SIZE bytes while two or more were in flight.
+ * Over mpi, UCX_RNDV_THRESH is twice the chunk, as the transport sets it before main when the
+ * user did not (tests.list leaves it unset), so that every message goes eagerly. */
 #include "check.h"
 #include "runtime/runtime.h"
 #include "transport/transport.h"
@@ -101,6 +103,11 @@ int main(void)
     struct pg_net_credit_peak peak = pg_net_credit_peak();
     long long credits = pg_cfg.mpi_credits;
     if (pg_cfg.transport == PG_TRANSPORT_MPI) {
+        const char *threshold = getenv("UCX_RNDV_THRESH");
+        char want[32];
+        snprintf(want, sizeof want, "%lld", 2 * pg_cfg.pipeline_buffer_size);
+        CHECK(threshold && strcmp(threshold, want) == 0, "UCX_RNDV_THRESH is %s, want %s",
+              threshold ? threshold : "unset", want);
         if (!shmem_ptr(block, partner))
             CHECK(peak.to_peer > 0, "no message in flight to a peer was ever counted");
         CHECK(peak.to_peer <= credits, "%lld messages in flight to one peer, credits %lld",
