@@ -1,6 +1,7 @@
-/* The server half: the node's data-server thread. It serves while requests keep coming, then
- * (after PANGEA_SERVER_SPIN_US of polling, none by default: perf/README.md, "The data server's
- * idle wait") sleeps on the completion queue's wait object, so an idle job costs no CPU. Every request is validated before it touches memory.
+/* The server half: the node's data-server thread. It serves while requests keep coming, polls
+ * a while after the last one only while requests have been coming back within that while
+ * (PANGEA_SERVER_SPIN_US at most), then sleeps on the completion queue's wait object, so an
+ * idle job costs no CPU. Every request is validated before it touches memory.
  * It learns a source's endpoint from its HELLO, keeps a record of each source that has sent
  * to it, and hands out its receive pool as grants (dataserver.h, "Credits"). */
 #define _GNU_SOURCE /* pthread_attr_setaffinity_np */
@@ -913,7 +914,11 @@ static void *server_main(void *arg)
      * so the suppression cannot match: its memory accesses are not tracked at all. */
     __tsan_ignore_thread_begin();
 #endif
-    uint64_t spin_us = (uint64_t)pg_cfg.server_spin_us, last = now_us();
+    /* Polling pays when the next request comes within the poll (a ping-pong on idle cores);
+     * when the gaps are longer (a loaded machine, a slow peer) it only holds a core the PEs
+     * need, and the server sleeps at once (perf/README.md, "The data server's idle wait"). */
+    uint64_t spin_max = (uint64_t)pg_cfg.server_spin_us, spin_us = spin_max, gap_avg = 0;
+    uint64_t last = now_us();
     while (!s.stopping) {
         int n = collect(0);
         if (n == 0 && now_us() - last < spin_us) {
@@ -926,6 +931,8 @@ static void *server_main(void *arg)
         if (n == 0) /* with waiters, awake to lend to those kept waiting too long */
             n = collect(s.waiters ? 10 : 1000);
         if (n > 0) {
+            gap_avg = (7 * gap_avg + (now_us() - last)) / 8;
+            spin_us = 2 * gap_avg <= spin_max ? spin_max : 0;
             serve_arrivals();
             last = now_us();
         }

@@ -65,8 +65,8 @@
       "Bytes of small off-node nbi puts gathered into one message per node (0: none)")      \
     X(register_local, BOOL, "PANGEA_REGISTER_LOCAL", "0", NETWORK,                          \
       "Register local buffers even when the provider does not need it (tests that path)")   \
-    X(server_spin_us, INT, "PANGEA_SERVER_SPIN_US", "0", NETWORK,                           \
-      "Microseconds the data server polls after a request before it sleeps (0: none)")      \
+    X(server_spin_us, INT, "PANGEA_SERVER_SPIN_US", "200", NETWORK,                         \
+      "Most microseconds the data server polls after a request before it sleeps (0: none)") \
     X(server_pool, SIZE, "PANGEA_SERVER_POOL", "32M", NETWORK,                              \
       "Receive space a node's data server may hold for other nodes' requests")              \
     X(checksum, BOOL, "PANGEA_CHECKSUM", "0", NETWORK,                                      \
