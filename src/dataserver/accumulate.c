@@ -88,6 +88,7 @@ static size_t lock_offset; /* of every PE's lock in its internal area */
 void pg_acc_locks_init(void)
 {
     lock_offset = pg_mem_record_carve(sizeof(struct acc_lock));
+    memset(pg_mem_record_mine(lock_offset), 0, sizeof(struct acc_lock));
 }
 
 /* My own lock, at my symmetric address (whose doorbell guards every PE's). */

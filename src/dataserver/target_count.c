@@ -10,6 +10,7 @@ static size_t count_offset; /* of every PE's count in its internal area */
 void pg_target_counts_init(void)
 {
     count_offset = pg_mem_record_carve(sizeof(uint64_t));
+    __atomic_store_n((uint64_t *)pg_mem_record_mine(count_offset), 0, __ATOMIC_RELAXED);
 }
 
 void pg_target_count_add(int pe, uint64_t operations)

@@ -191,8 +191,9 @@ void *pg_mem_internal_alloc(size_t size);
 /* Bytes of it carved so far (whole cache lines). */
 size_t pg_mem_internal_used(void);
 /* A record every PE keeps at one offset of its internal area (a count, a lock, an extent), which
- * the node's PEs and its server reach in one another's segments: pg_mem_record_carve carves a
- * zeroed one (at init, in the same order on every PE) and returns that offset. */
+ * the node's PEs and its server reach in one another's segments: pg_mem_record_carve carves
+ * one (at init, in the same order on every PE) and returns that offset. It is not zeroed: a
+ * node's leader may write into another PE's record before that PE carved its own. */
 size_t pg_mem_record_carve(size_t size);
 static inline void *pg_mem_record_mine(size_t offset)
 {

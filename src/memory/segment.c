@@ -830,9 +830,7 @@ void *pg_mem_internal_alloc(size_t size)
 
 size_t pg_mem_record_carve(size_t size)
 {
-    void *record = pg_mem_internal_alloc(size);
-    memset(record, 0, size);
-    return (size_t)((char *)record - pg_segments[PG_SEG_HEAP].base);
+    return (size_t)((char *)pg_mem_internal_alloc(size) - pg_segments[PG_SEG_HEAP].base);
 }
 
 size_t pg_mem_internal_used(void)

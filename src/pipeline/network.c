@@ -34,17 +34,15 @@ static void check_same_settings(void)
 
 /* Where my node's server leaves my segments' registrations for me: my internal symmetric
  * area, which it reaches by load/store and a PE of another node by a get, at the same offset
- * on every PE. Allocated once per init (pg_pipe_restart keeps it). */
-static struct pg_ds_region *my_regions;
+ * on every PE (its offset there). Carved once per init (pg_pipe_restart keeps it). */
+static size_t regions_offset;
 
 /* Parts [first, last] of every PE of the node, into the PEs' tables (by part id). */
 static void publish_regions(int first, int last)
 {
-    size_t at = (size_t)((char *)my_regions - pg_segments[PG_SEG_HEAP].base);
     for (int i = 0; i < pg_world.local_size; i++) {
         int pe = pg_world.local_pes[i];
-        struct pg_ds_region *theirs =
-            (struct pg_ds_region *)(pg_mem_peer_base(PG_SEG_HEAP, pe) + at);
+        struct pg_ds_region *theirs = pg_mem_record_of(pe, regions_offset);
         for (int id = first; id <= last; id++)
             theirs[id] = pg_ds_server_region(pe, id);
     }
@@ -81,8 +79,7 @@ static void open_endpoints(void)
     pg_net_set_failover(most > 1);
     /* Each PE keeps the servers' names as long as the job's longest, not PG_NET_ADDR_MAX. */
     pg_boot_minmax(&name_bytes, &shortest, &longest, 1);
-    pipe_client_open((const char(*)[PG_NET_ADDR_MAX])names, (size_t)longest,
-                     (size_t)((char *)my_regions - pg_segments[PG_SEG_HEAP].base));
+    pipe_client_open((const char(*)[PG_NET_ADDR_MAX])names, (size_t)longest, regions_offset);
     free(names);
     pg_phase_end(PG_PHASE_NET_OPEN);
     if (leader) {
@@ -182,7 +179,7 @@ int pg_pipe_init(void)
     if (pg_net_init(pg_ds_message_bytes(largest)) != 0)
         return -1;
     pg_config_check_provider(pg_net_provider());
-    my_regions = pg_mem_internal_alloc(PG_MEM_PARTS * sizeof *my_regions);
+    regions_offset = pg_mem_record_carve(PG_MEM_PARTS * sizeof(struct pg_ds_region));
     open_endpoints();
     return 0;
 }
@@ -204,7 +201,6 @@ void pg_pipe_fini(void)
         report_rails(pg_ds_server_ep(), "server");
     close_endpoints();
     pg_net_fini();
-    my_regions = NULL; /* the internal area is reset with the heap */
 }
 
 void pg_pipe_heap_grown(void)
