@@ -685,9 +685,10 @@ static void progress(struct rail_ep *re)
 
 /* ---- Several rails: health, choice, completions given back ------------------------------ */
 
-/* A rail with sends in flight and no completion for this long is stuck (its link is down
- * somewhere on the way: TCP keeps the data and retries for many minutes). */
-#define RAIL_STUCK_NS 1000000000ull
+/* A rail with sends in flight and no completion for this long, while another rail completes,
+ * is stuck (its link is down somewhere on the way: TCP keeps the data and retries for many
+ * minutes, and a request whose send is still in the provider is not sent again). */
+#define RAIL_STUCK_NS 300000000ull
 /* A rail whose provider refuses new sends (FI_EAGAIN) this long is stuck too (a connection
  * that cannot be made; a busy peer on a loaded machine takes seconds). */
 #define RAIL_REFUSING_NS 3000000000ull
