@@ -42,6 +42,7 @@ struct block {
     uint8_t busy;          /* carved and not yet sent, or a send of it in the provider */
     uint8_t kept;          /* with retransmission on: its request is not done yet */
     uint16_t small;        /* its request's credit is grant-free space */
+    uint8_t rail;          /* the rail its latest send went by */
     char data[] __attribute__((aligned(8)));
 };
 #define BLOCK_ALIGN 64
@@ -483,7 +484,7 @@ static uint64_t timeout_ns(const struct link *l, unsigned attempt)
 /* Sends a request again, as it was, marked with its new attempt: once no send of it is in
  * the provider any more (an earlier one still there has not been lost). A get's data so far
  * is dropped from the counts: this attempt's replies stream all of it again. */
-static void retransmit(int node, struct sent *r)
+static void retransmit(int node, struct sent *r, int blame)
 {
     struct block *b = r->block;
     struct pg_ds_header *h = (struct pg_ds_header *)b->data;
@@ -498,7 +499,7 @@ static void retransmit(int node, struct sent *r)
     h->attempt = ++r->attempt;
     if (pg_cfg.checksum)
         pg_ds_seal(h, r->wire);
-    pg_net_reroute(c.ep, path_to(node)); /* maybe its rail failed: try another */
+    pg_net_reroute(c.ep, path_to(node), blame ? b->rail : -1); /* maybe its rail failed */
     b->busy = 1;
     r->sent_ns = pg_now_ns();
     c.retransmissions++;
@@ -519,11 +520,16 @@ static void retransmit_overdue(void)
         struct link *l = &c.links[node];
         if (!l->sent || !l->requests)
             continue;
+        /* The server applies a source's requests in order: those behind the oldest one not done
+         * wait for it, so only its rail is suspect. */
+        int oldest = 1;
         for (uint16_t order = l->acked; order != l->order; order++) {
             struct sent *r = sent_at(node, order);
-            if (r->order == order && r->awaits != AWAITS_NOTHING && r->block && !r->block->busy &&
-                now - r->sent_ns > timeout_ns(l, r->attempt))
-                retransmit(node, r);
+            if (r->order != order || r->awaits == AWAITS_NOTHING)
+                continue;
+            if (r->block && !r->block->busy && now - r->sent_ns > timeout_ns(l, r->attempt))
+                retransmit(node, r, oldest);
+            oldest = 0;
         }
     }
 }
@@ -547,6 +553,7 @@ static void progress_for(int wait_ms)
             continue;
         }
         if (!e->is_recv) {
+            ((struct block *)e->context)->rail = (uint8_t)e->rail;
             block_sent((struct block *)e->context);
             continue;
         }

@@ -11,6 +11,7 @@
 #include <rdma/fi_rma.h>
 #include <net/if.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -50,9 +51,12 @@ struct rail_ep {
     size_t name_len;
     uint64_t retry_ns, backoff_ns;     /* taken out: when it is tried again, and the wait after */
     int rejoining;                     /* reopened, waiting for a receive buffer */
-    int wait_fd;                       /* its completion queue's, with several rails */
+    int wait_fd;                       /* its completion queue's, with several rails and no set */
     uint64_t last_done_ns;             /* its latest completion */
-    int moved_away;                    /* peers moved off it by timeouts since its last receive */
+    uint64_t last_recv_ns;             /* its latest message received */
+    uint64_t last_send_ns;             /* its latest message sent */
+    int timeouts;                      /* rounds of requests over it unanswered since then */
+    uint64_t timeout_ns;               /* when the latest round began */
     struct tracked_send sends;         /* in flight (a ring around this sentinel) */
     struct pg_net_multi_recv **posted; /* its receive buffers */
     int nposted, posted_cap;
@@ -66,6 +70,7 @@ struct peer {
     int rail;
     int home;            /* its first rail, where it goes back when that rail comes back */
     int stripe;          /* the rail its next large message takes (in turn over the rails) */
+    int resend;          /* its next message is a request sent again: it takes the peer's rail */
     unsigned char *name; /* its name (as long as it is), to insert it again on a rail reopened */
 };
 
@@ -79,9 +84,10 @@ struct pg_net_ep {
     struct tracked_send *spare;      /* tracked sends to reuse */
     struct pg_net_event *given_back; /* completions of a rail taken out, not yet polled */
     int ngiven_back, given_back_cap;
-    int next_rail;          /* where the next poll starts */
-    size_t next_probed;     /* the first peer the next probes go to */
-    uint64_t next_check_ns; /* when the links are next looked at */
+    struct fid_wait *waitset; /* with several rails (see wait_by_set): their queues' */
+    int next_rail;            /* where the next poll starts */
+    size_t next_probed;       /* the first peer the next probes go to */
+    uint64_t next_check_ns;   /* when the links are next looked at */
 };
 
 struct pg_net_mr {
@@ -418,6 +424,17 @@ static size_t ofi_max_msg(void)
     return info->ep_attr->max_msg_size;
 }
 
+/* How several rails are waited on: through a wait set that all their queues share (fi_wait),
+ * or through each queue's file descriptor (fi_trywait, then poll). libfabric 1.17's net
+ * provider loses wake-ups on the descriptors: they signal only completions already made, not a
+ * message on its sockets that nobody has progressed into one. ofi_rxm adds its message
+ * provider's descriptors to them, and crashes in fi_wait once a queue bound to a wait set is
+ * closed (a rail taken out). */
+static int wait_by_set(void)
+{
+    return !strstr(info->fabric_attr->prov_name, "ofi_rxm");
+}
+
 static void rail_ep_close(struct rail_ep *re)
 {
     if (re->ep)
@@ -465,9 +482,13 @@ static int rail_ep_try_open(struct pg_net_ep *e, int r, const void *bind_to, siz
         ri->src_addr = addr;
         ri->src_addrlen = bind_len;
     }
-    /* Several rails are waited on together, through their queues' file descriptors. */
+    /* Several rails are waited on together: their queues share one wait set, or give file
+     * descriptors (wait_by_set). */
     struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA,
-                                 .wait_obj = nrails > 1 ? FI_WAIT_FD : FI_WAIT_UNSPEC,
+                                 .wait_obj = e->waitset   ? FI_WAIT_SET
+                                             : nrails > 1 ? FI_WAIT_FD
+                                                          : FI_WAIT_UNSPEC,
+                                 .wait_set = e->waitset,
                                  .size = 1024};
     struct fi_av_attr av_attr = {.type = FI_AV_TABLE};
     /* A domain per endpoint: providers progress and lock per domain, so the data server's
@@ -483,14 +504,15 @@ static int rail_ep_try_open(struct pg_net_ep *e, int r, const void *bind_to, siz
                   sizeof e->max_message),
         "fi_setopt(FI_OPT_MIN_MULTI_RECV)");
     TRY(fi_enable(re->ep), "fi_enable");
-    if (nrails > 1)
+    if (nrails > 1 && !e->waitset)
         TRY(fi_control(&re->cq->fid, FI_GETWAIT, &re->wait_fd),
             "fi_control(FI_GETWAIT): a file descriptor to wait on several rails");
     re->name_len = sizeof re->name;
     TRY(fi_getname(&re->ep->fid, re->name, &re->name_len), "fi_getname");
     fi_freeinfo(ri);
     re->up = 1;
-    re->last_done_ns = pg_now_ns();
+    re->last_done_ns = re->last_recv_ns = pg_now_ns();
+    re->timeouts = 0;
     re->sends.prev = re->sends.next = &re->sends;
     return 0;
 fail:
@@ -508,6 +530,9 @@ static struct pg_net_ep *ofi_ep_open(const char *role, size_t max_message)
         pg_fatal("transport", "out of memory");
     e->role = role;
     e->max_message = max_message;
+    struct fi_wait_attr wait_attr = {.wait_obj = FI_WAIT_UNSPEC};
+    if (nrails > 1 && wait_by_set())
+        OFI_CHECK(fi_wait_open(fabric, &wait_attr, &e->waitset), "fi_wait_open");
     for (int r = 0; r < nrails; r++) {
         const char *failed;
         int rc = rails[r].reaches ? rail_ep_try_open(e, r, NULL, 0, &failed) : 0;
@@ -547,6 +572,8 @@ static void ofi_ep_close(struct pg_net_ep *e)
         free(t);
         t = next;
     }
+    if (e->waitset)
+        fi_close(&e->waitset->fid);
     for (size_t i = 0; i < e->npeers; i++)
         free(e->peers[i].name);
     free(e->peers);
@@ -658,17 +685,21 @@ static void progress(struct rail_ep *re)
 
 /* ---- Several rails: health, choice, completions given back ------------------------------ */
 
-/* A rail with sends in flight and no completion for this long is stuck (its link is down
- * somewhere on the way: TCP keeps the data and retries for many minutes). */
-#define RAIL_STUCK_NS 1000000000ull
+/* A rail with sends in flight and no completion for this long, while another rail completes,
+ * is stuck (its link is down somewhere on the way: TCP keeps the data and retries for many
+ * minutes, and a request whose send is still in the provider is not sent again). */
+#define RAIL_STUCK_NS 300000000ull
 /* A rail whose provider refuses new sends (FI_EAGAIN) this long is stuck too (a connection
  * that cannot be made; a busy peer on a loaded machine takes seconds). */
 #define RAIL_REFUSING_NS 3000000000ull
 /* Links are looked at this often (while the endpoint is used). */
 #define RAIL_CHECK_NS 10000000ull
-/* Peers moved off a rail by timeouts, with nothing received on it meanwhile, that take it
- * out. */
-#define RAIL_MOVES_OUT 3
+/* Requests found unanswered over a rail within this long of each other are one round (a late
+ * burst of them is one suspicion). */
+#define RAIL_ROUND_NS 50000000ull
+/* A rail suspected by a round, still sent on since and with nothing received on it for this
+ * long while another rail answers, is out. */
+#define RAIL_SILENT_NS 300000000ull
 /* A rail taken out is tried again this long after (doubled each time it is taken out again,
  * up to the most). */
 #define RAIL_RETRY_NS 1000000000ull
@@ -716,7 +747,7 @@ static void rail_out(struct pg_net_ep *e, int r, const char *why)
     re->probing = re->rejoining = 0;
     for (struct tracked_send *t = re->sends.next; t != &re->sends;) {
         struct tracked_send *next = t->next;
-        give_back(e, (struct pg_net_event){.context = t->context});
+        give_back(e, (struct pg_net_event){.context = t->context, .rail = r});
         t->next = e->spare;
         e->spare = t;
         t = next;
@@ -736,6 +767,39 @@ static void rail_out(struct pg_net_ep *e, int r, const char *why)
     else if (rails[r].reaches)
         pg_debug("%s endpoint: rail %s taken out again (%s)", e->role,
                  rails[r].info->domain_attr->name, why);
+}
+
+/* rail_out with a reason put together as by printf. */
+static void rail_out_because(struct pg_net_ep *e, int r, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+static void rail_out_because(struct pg_net_ep *e, int r, const char *format, ...)
+{
+    char why[256];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(why, sizeof why, format, args);
+    va_end(args);
+    rail_out(e, r, why);
+}
+
+/* A rail that works completed something within this long. */
+#define RAIL_RECENT_NS 500000000ull
+
+/* Another rail of e in use than r that works while r is silent: its latest completion (message
+ * received, if received) came after since (r's latest) and within RAIL_RECENT_NS, and it shows
+ * no unanswered requests of its own; -1 when none does (then r's silence is not its own: the
+ * machine, or the peer, is slow, or the process was not running). */
+static int working_rail(const struct pg_net_ep *e, int r, uint64_t since, int received)
+{
+    uint64_t recent = pg_now_ns() - RAIL_RECENT_NS;
+    since = since > recent ? since : recent;
+    for (int k = 0; k < nrails; k++) {
+        const struct rail_ep *other = &e->rail[k];
+        if (k != r && in_use(other) && !other->timeouts &&
+            (received ? other->last_recv_ns : other->last_done_ns) > since)
+            return k;
+    }
+    return -1;
 }
 
 /* Whether interface name is down (0 when it is up, or no interface: a domain of another
@@ -773,7 +837,6 @@ static void rail_back(struct pg_net_ep *e, int r, uint64_t now)
     pg_debug("%s endpoint: rail %s reopened", e->role, rails[r].info->domain_attr->name);
     for (size_t i = 0; i < e->npeers; i++)
         e->peers[i].addr[r] = insert_on(e, r, e->peers[i].name);
-    re->moved_away = 0;
     re->rejoining = 1;
     re->probing = 1;
     /* It needs a receive buffer: one of the rail that has the most (if more than one) is
@@ -905,7 +968,7 @@ static void check_rails(struct pg_net_ep *e)
     if (now < e->next_check_ns)
         return;
     e->next_check_ns = now + RAIL_CHECK_NS;
-    for (int r = 0; r < nrails; r++) {
+    for (int r = 0, k; r < nrails; r++) {
         struct rail_ep *re = &e->rail[r];
         if (!re->up && rails[r].reaches && re->name_len && now >= re->retry_ns)
             rail_back(e, r, now);
@@ -913,8 +976,20 @@ static void check_rails(struct pg_net_ep *e)
             continue;
         if (link_down(rails[r].info->domain_attr->name))
             rail_out(e, r, "its link is down");
-        else if (re->sends.next != &re->sends && now - re->last_done_ns > RAIL_STUCK_NS)
-            rail_out(e, r, "its sends are stuck");
+        else if (re->timeouts && re->last_send_ns > re->timeout_ns &&
+                 now - re->last_recv_ns > RAIL_SILENT_NS &&
+                 (k = working_rail(e, r, re->last_recv_ns, 1)) >= 0)
+            rail_out_because(e, r,
+                             "requests over it unanswered (%d rounds), nothing received on it "
+                             "for %llu ms while rail %s answered",
+                             re->timeouts, (unsigned long long)((now - re->last_recv_ns) / 1000000),
+                             rails[k].info->domain_attr->name);
+        else if (re->sends.next != &re->sends && now - re->last_done_ns > RAIL_STUCK_NS &&
+                 (k = working_rail(e, r, re->last_done_ns, 0)) >= 0)
+            rail_out_because(
+                e, r, "its sends are stuck: no completion for %llu ms while rail %s completed",
+                (unsigned long long)((now - re->last_done_ns) / 1000000),
+                rails[k].info->domain_attr->name);
         else if (re->probing && !re->rejoining)
             send_probes(e, r, now);
     }
@@ -953,21 +1028,33 @@ static struct peer *peer_of(struct pg_net_ep *e, fi_addr_t to)
     return &e->peers[to];
 }
 
-static void ofi_reroute(struct pg_net_ep *e, fi_addr_t to)
+/* A request to peer `to` sent over rail (-1: not to be blamed on it) went unanswered within its
+ * timeout (adapted to the round trip by the caller), and goes again: that message takes the
+ * peer's rail whatever its size, and the peer's messages leave the rail, now suspect
+ * (check_rails takes it out if it stays silent while another answers). */
+static void ofi_reroute(struct pg_net_ep *e, fi_addr_t to, int rail)
 {
     if (nrails == 1)
         return;
     struct peer *p = peer_of(e, to);
-    int from = peer_rail(e, p);
-    for (int k = 1; k < nrails; k++) {
-        int r = (from + k) % nrails;
-        if (in_use(&e->rail[r]) && p->addr[r] != FI_ADDR_NOTAVAIL) {
+    p->resend = 1;
+    if (rail < 0 || rail >= nrails || !in_use(&e->rail[rail]))
+        return; /* out already: the peer's messages take another */
+    for (int k = 1; p->rail == rail && k < nrails; k++) {
+        int r = (rail + k) % nrails;
+        if (in_use(&e->rail[r]) && p->addr[r] != FI_ADDR_NOTAVAIL)
             p->rail = r;
-            break;
-        }
     }
-    if (p->rail != from && ++e->rail[from].moved_away >= RAIL_MOVES_OUT)
-        rail_out(e, from, "requests over it went unanswered");
+    struct rail_ep *re = &e->rail[rail];
+    uint64_t now = pg_now_ns();
+    if (re->timeouts && now - re->timeout_ns < RAIL_ROUND_NS)
+        return;
+    re->timeouts++;
+    re->timeout_ns = now;
+    pg_debug("%s endpoint: rail %s: a request over it unanswered (round %d, nothing received on "
+             "it for %llu ms)",
+             e->role, rails[rail].info->domain_attr->name, re->timeouts,
+             (unsigned long long)((now - re->last_recv_ns) / 1000000));
 }
 
 static void ofi_route(struct pg_net_ep *e, fi_addr_t to, int rail)
@@ -998,7 +1085,9 @@ static void sendv_rails(struct pg_net_ep *e, fi_addr_t to, const struct iovec *i
     uint64_t busy_since = 0;
     /* A large message (a chunk of a large transfer) takes the rails in turn, and keeps its
      * rail while the provider is busy; the others take their peer's. */
-    int large = pg_cfg.rail_stripe > 0 && total >= (size_t)pg_cfg.rail_stripe, r = -1;
+    int large = pg_cfg.rail_stripe > 0 && total >= (size_t)pg_cfg.rail_stripe && !p->resend;
+    int r = -1;
+    p->resend = 0;
     for (;;) {
         if (!large)
             r = peer_rail(e, p);
@@ -1028,6 +1117,7 @@ static void sendv_rails(struct pg_net_ep *e, fi_addr_t to, const struct iovec *i
             }
         }
         if (rc == 0) {
+            re->last_send_ns = pg_now_ns();
             re->traffic.messages++;
             re->traffic.bytes += total;
             re->traffic.striped += (uint64_t)large;
@@ -1043,7 +1133,12 @@ static void sendv_rails(struct pg_net_ep *e, fi_addr_t to, const struct iovec *i
             if (!busy_since)
                 busy_since = now;
             else if (now - busy_since > RAIL_REFUSING_NS) {
-                rail_out(e, r, "it takes no sends");
+                int k = working_rail(e, r, busy_since, 0);
+                if (k >= 0)
+                    rail_out_because(e, r,
+                                     "it has taken no send for %llu ms while rail %s completed",
+                                     (unsigned long long)((now - busy_since) / 1000000),
+                                     rails[k].info->domain_attr->name);
                 busy_since = 0;
             }
         }
@@ -1240,8 +1335,8 @@ static int convert(struct pg_net_ep *e, int r, ssize_t n, struct fi_cq_data_entr
         void *context = c->op_context;
         if (nrails > 1 && is_recv && (c->flags & FI_REMOTE_CQ_DATA)) {
             /* a probe or its answer: only its buffer, if used up, goes to the caller */
-            re->last_done_ns = now;
-            re->moved_away = 0;
+            re->last_done_ns = re->last_recv_ns = now;
+            re->timeouts = 0;
             probe_arrived(e, r, c->data, c->buf, c->len);
             if (multi_recv_done(e, context, c->buf, c->len, (c->flags & FI_MULTI_RECV) != 0)) {
                 unpost(re, context);
@@ -1270,8 +1365,10 @@ static int convert(struct pg_net_ep *e, int r, ssize_t n, struct fi_cq_data_entr
         };
         if (nrails > 1) {
             re->last_done_ns = now;
-            if (is_recv)
-                re->moved_away = 0;
+            if (is_recv) {
+                re->last_recv_ns = now;
+                re->timeouts = 0;
+            }
             if (ev->buffer_done)
                 unpost(re, context);
         }
@@ -1306,17 +1403,23 @@ static int poll_rails(struct pg_net_ep *e, struct pg_net_event *events, int max)
     return 0;
 }
 
-/* Several rails: sleeps on their queues' descriptors, at most RAIL_CHECK_NS at a time so that
- * the links are looked at, and at most a millisecond when a provider cannot tell that nothing
- * is pending (fi_trywait: a connection being set up, data not yet read): then the queues are
- * read again after the nap, never in a tight loop. */
+/* Several rails: sleeps on their queues' wait set, or with an rxm provider on their file
+ * descriptors (poll(2) after fi_trywait; at most a millisecond when a provider cannot tell that
+ * nothing is pending: a connection being set up, data not yet read), at most RAIL_CHECK_NS at
+ * a time so that the links are looked at, then reads the queues again. */
 static int wait_rails(struct pg_net_ep *e, struct pg_net_event *events, int max, int timeout_ms)
 {
     int n = poll_rails(e, events, max);
     if (n)
         return n;
+    int most = (int)(RAIL_CHECK_NS / 1000000);
+    if (e->waitset) {
+        /* A timeout of -1 (none) is capped too. */
+        fi_wait(e->waitset, timeout_ms >= 0 && timeout_ms < most ? timeout_ms : most);
+        return poll_rails(e, events, max);
+    }
     struct pollfd fds[MAX_RAILS];
-    int nfds = 0, most = (int)(RAIL_CHECK_NS / 1000000);
+    int nfds = 0;
     for (int r = 0; r < nrails; r++) {
         struct rail_ep *re = &e->rail[r];
         if (!re->up)
@@ -1326,7 +1429,6 @@ static int wait_rails(struct pg_net_ep *e, struct pg_net_event *events, int max,
             most = 1;
         fds[nfds++] = (struct pollfd){.fd = re->wait_fd, .events = POLLIN};
     }
-    /* A timeout of -1 (none) is capped too. */
     poll(fds, (nfds_t)nfds, timeout_ms >= 0 && timeout_ms < most ? timeout_ms : most);
     return poll_rails(e, events, max);
 }

@@ -159,10 +159,10 @@ int pg_net_failover(void)
     return ops->failover ? ops->failover() : 0;
 }
 
-void pg_net_reroute(struct pg_net_ep *ep, fi_addr_t peer)
+void pg_net_reroute(struct pg_net_ep *ep, fi_addr_t peer, int rail)
 {
     if (ops->reroute)
-        ops->reroute(ep, peer);
+        ops->reroute(ep, peer, rail);
 }
 
 void pg_net_route(struct pg_net_ep *ep, fi_addr_t peer, int rail)

@@ -105,7 +105,7 @@ struct pg_net_event {
     int is_recv;
     int is_rma;      /* an RMA read or write completed */
     int buffer_done; /* its multi-receive buffer is used up: post it again */
-    int rail;        /* the rail it came by (receives) */
+    int rail;        /* the rail it came or went by */
 };
 
 /* Rails (docs/reliability.md, "Rails"): over libfabric, a process opens the interfaces (or
@@ -128,8 +128,11 @@ void pg_net_check_reach(const char (*names)[PG_NET_ADDR_MAX], int count, int sel
  * it knows the job's largest rail count. */
 void pg_net_set_failover(int on);
 int pg_net_failover(void);
-/* A request to peer went unanswered: the peer's next messages take another rail. */
-void pg_net_reroute(struct pg_net_ep *ep, fi_addr_t peer);
+/* A request to peer sent over rail (its send's event's; -1: not to be blamed on it, e.g. one
+ * waiting behind an older one) went unanswered within its timeout and is sent again next: that
+ * send takes the peer's rail whatever its size, and the peer's messages leave the rail;
+ * timeouts that repeat on that rail while another answers take it out. */
+void pg_net_reroute(struct pg_net_ep *ep, fi_addr_t peer, int rail);
 /* A request from peer came by rail: the replies to it go back the same way. */
 void pg_net_route(struct pg_net_ep *ep, fi_addr_t peer, int rail);
 

@@ -40,7 +40,7 @@ struct pg_net_ops {
     void (*check_reach)(const char (*names)[PG_NET_ADDR_MAX], int count, int self);
     void (*set_failover)(int on);
     int (*failover)(void);
-    void (*reroute)(struct pg_net_ep *ep, fi_addr_t peer);
+    void (*reroute)(struct pg_net_ep *ep, fi_addr_t peer, int rail);
     void (*route)(struct pg_net_ep *ep, fi_addr_t peer, int rail);
     const char *(*rail_traffic)(struct pg_net_ep *ep, int r, struct pg_net_rail_traffic *traffic);
 };
