@@ -13,6 +13,7 @@
 #include "atomics/atomics.h"
 #include "memory/memory.h"
 #include "onesided/onesided.h"
+#include "pipeline/pipeline.h"
 #include "runtime/runtime.h"
 #include "startup/startup.h"
 #include "topo/topo.h"
@@ -261,7 +262,7 @@ static uint64_t *my_flag_at(const struct pangea_team *team)
     return &team->channel->flag[pg_coll_index(team, pg_world.me)];
 }
 
-void pg_coll_notify_units(const struct pangea_team *team, int pe, uint64_t unit)
+static void notify(const struct pangea_team *team, int pe, uint64_t unit, int straight)
 {
     uint64_t *flag = my_flag_at(team);
     uint64_t *peer = pg_mem_peer_ptr(flag, pe);
@@ -269,15 +270,30 @@ void pg_coll_notify_units(const struct pangea_team *team, int pe, uint64_t unit)
         pg_prof_op(PG_PROF_SIGNAL, pe, sizeof *flag);
         __atomic_fetch_add(peer, unit, __ATOMIC_RELEASE);
         pg_mem_ring(pe, flag);
-    } else {
-        pg_coll_count(pe, sizeof *flag);
-        pg_amo_nbi(&pg_coll_ctx, flag, pe, PG_AMO_ADD, sizeof *flag, unit, 0, NULL);
+        return;
     }
+    pg_coll_count(pe, sizeof *flag);
+    if (straight)
+        pg_pipe_signal(pe, PG_SEG_HEAP, (size_t)((char *)flag - pg_segments[PG_SEG_HEAP].base),
+                       unit);
+    else
+        pg_amo_nbi(&pg_coll_ctx, flag, pe, PG_AMO_ADD, sizeof *flag, unit, 0, NULL);
+}
+
+/* A sync's signals between nodes go straight to the waiting PE's endpoint (pg_pipe_signal):
+ * one message per hop, which wakes the waiter itself instead of its node's server and then
+ * the waiter (perf/README.md, "Direct signals"). Departures too: they must not overtake the
+ * sender's last sync signals, which a waiter would take for a PE that has left, and messages
+ * between two endpoints keep their order. A PE that waits in another collective, asleep on
+ * its doorbell, reads a departure when its sleep times out. */
+void pg_coll_notify_units(const struct pangea_team *team, int pe, uint64_t unit)
+{
+    notify(team, pe, unit, pg_pipe_direct_signals());
 }
 
 void pg_coll_notify(const struct pangea_team *team, int pe)
 {
-    pg_coll_notify_units(team, pe, 1);
+    notify(team, pe, 1, 0);
 }
 
 void pg_coll_put_notify(const struct pangea_team *team, void *dest, const void *src, size_t len,
@@ -303,7 +319,10 @@ static void mismatch(int pe, uint64_t unit)
              pe);
 }
 
-void pg_coll_wait_units(const struct pangea_team *team, int pe, uint64_t count, uint64_t unit)
+/* Waits for count signals of the kind `unit` from pe; `straight`: they come as direct signals
+ * when pe is on another node. */
+static void await_signals(const struct pangea_team *team, int pe, uint64_t count, uint64_t unit,
+                          int straight)
 {
     uint64_t *flag = &team->channel->flag[pg_coll_index(team, pe)];
     /* A departing PE does not count as blocked: it is gone. */
@@ -311,6 +330,9 @@ void pg_coll_wait_units(const struct pangea_team *team, int pe, uint64_t count, 
                       unit != 1     ? NULL
                       : pg_api_call ? pg_api_call
                                     : "collective");
+    /* A later collective's signal of pe's through its server may land first, while this
+     * waiter sleeps on the endpoint: the direct signal, sent before it, still comes. */
+    w.net = (unsigned char)(straight && pg_world.node_of[pe] != pg_world.node);
     for (;;) {
         uint64_t seen = __atomic_load_n(flag, __ATOMIC_ACQUIRE);
         uint64_t collective = seen % PG_COLL_DEPART_UNIT, departures = seen / PG_COLL_DEPART_UNIT;
@@ -321,6 +343,11 @@ void pg_coll_wait_units(const struct pangea_team *team, int pe, uint64_t count, 
         pg_wait_step(&w);
     }
     __atomic_fetch_sub(flag, count * unit, __ATOMIC_RELAXED);
+}
+
+void pg_coll_wait_units(const struct pangea_team *team, int pe, uint64_t count, uint64_t unit)
+{
+    await_signals(team, pe, count, unit, pg_pipe_direct_signals());
 }
 
 int pg_coll_take(const struct pangea_team *team, int pe, uint64_t count)
@@ -337,7 +364,7 @@ int pg_coll_take(const struct pangea_team *team, int pe, uint64_t count)
 
 void pg_coll_wait(const struct pangea_team *team, int pe, uint64_t count)
 {
-    pg_coll_wait_units(team, pe, count, 1);
+    await_signals(team, pe, count, 1, 0);
 }
 
 const void *pg_coll_fetch(const void *addr, size_t len, int pe, void *tmp)

@@ -36,6 +36,8 @@ static void check_same_settings(void)
  * area, which it reaches by load/store and a PE of another node by a get, at the same offset
  * on every PE. Allocated once per init (pg_pipe_restart keeps it). */
 static struct pg_ds_region *my_regions;
+/* Where my endpoint's name is left for direct signals' senders (pipe_client_open). */
+static char *my_name;
 
 /* Parts [first, last] of every PE of the node, into the PEs' tables (by part id). */
 static void publish_regions(int first, int last)
@@ -82,7 +84,8 @@ static void open_endpoints(void)
     /* Each PE keeps the servers' names as long as the job's longest, not PG_NET_ADDR_MAX. */
     pg_boot_minmax(&name_bytes, &shortest, &longest, 1);
     pipe_client_open((const char(*)[PG_NET_ADDR_MAX])names, (size_t)longest,
-                     (size_t)((char *)my_regions - pg_segments[PG_SEG_HEAP].base));
+                     (size_t)((char *)my_regions - pg_segments[PG_SEG_HEAP].base),
+                     (size_t)(my_name - pg_segments[PG_SEG_HEAP].base));
     free(names);
     pg_phase_end(PG_PHASE_NET_OPEN);
     if (leader) {
@@ -183,6 +186,7 @@ int pg_pipe_init(void)
         return -1;
     pg_config_check_provider(pg_net_provider());
     my_regions = pg_mem_internal_alloc(PG_MEM_PARTS * sizeof *my_regions);
+    my_name = pg_mem_internal_alloc(PIPE_NAME_BYTES);
     open_endpoints();
     return 0;
 }
@@ -205,6 +209,7 @@ void pg_pipe_fini(void)
     close_endpoints();
     pg_net_fini();
     my_regions = NULL; /* the internal area is reset with the heap */
+    my_name = NULL;
 }
 
 void pg_pipe_heap_grown(void)
