@@ -1521,13 +1521,15 @@ static fi_addr_t peer_address(int pe)
     return c.peer_addr[pe] - 1;
 }
 
-void pg_pipe_signal(int pe, int seg, size_t offset, uint64_t value)
+void pg_pipe_signal(int pe, int seg, size_t offset, uint64_t value, int ordered)
 {
     int node = pg_world.node_of[pe];
     lock_for_request();
     fi_addr_t to = peer_address(pe);
-    flush_batch(node);
-    wait_until(node_drained, &node); /* it overtakes nothing of mine */
+    if (ordered) {
+        flush_batch(node);
+        wait_until(node_drained, &node);
+    }
     struct pg_ds_header h = {.version = PG_DS_PROTOCOL_VERSION,
                              .key = pg_world.job_key,
                              .type = PG_DS_SIGNAL,

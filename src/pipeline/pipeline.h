@@ -81,14 +81,15 @@ void pg_pipe_quiet(struct pg_pipe_completion *cc);
 
 /* Direct signals: `value` added to the 8-byte word at seg/offset of pe, a PE of another node,
  * by a message to pe's own endpoint instead of a request to its node's server, so that a PE
- * waiting for it (pg_waiter.net) is the one thread the message wakes. Applied after every
- * request of mine to pe's node (sent after they are acknowledged), once, with no reply; a
- * later request of mine there may be applied before it, so the word's meaning must allow that
- * (a count of signals without data). pe's endpoint address is fetched from pe's internal area
- * on the first signal to it. Only while pg_pipe_direct_signals(): with retransmission on
- * (docs/reliability.md) signals go as requests, which are kept and sent again. */
+ * waiting for it (pg_waiter.net) is the one thread the message wakes. Applied once, with no
+ * reply. With `ordered` it leaves once my requests to pe's node are acknowledged, and is
+ * applied after them; without, a request of mine sent before may be applied after it. My
+ * direct signals to one PE are applied in the order I send them. pe's endpoint address is
+ * fetched from pe's internal area on the first signal to it. Only while
+ * pg_pipe_direct_signals(): with retransmission on (docs/reliability.md) signals go as
+ * requests, which are kept and sent again. */
 int pg_pipe_direct_signals(void);
-void pg_pipe_signal(int pe, int seg, size_t offset, uint64_t value);
+void pg_pipe_signal(int pe, int seg, size_t offset, uint64_t value, int ordered);
 /* Requests of this PE not yet acknowledged (applied at their target): 0 when nothing of its
  * own is in flight. */
 uint64_t pg_pipe_outstanding(void);
