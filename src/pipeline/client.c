@@ -1901,10 +1901,11 @@ struct pg_pipe_counts pg_pipe_memory(struct pg_pipe_bytes *bytes)
         .sent = n.contacted * SENT_SLOTS * sizeof(struct sent),
         .batches = n.batch_bytes,
         .regions = regions_bytes(&n),
+        .peers = (size_t)pg_world.npes * sizeof *c.peer_addr,
     };
     pthread_mutex_unlock(&c.lock);
     bytes->total = bytes->send_region + bytes->replies + bytes->pending + bytes->links +
-                   bytes->sent + bytes->batches + bytes->regions;
+                   bytes->sent + bytes->batches + bytes->regions + bytes->peers;
     return n;
 }
 
@@ -1919,8 +1920,10 @@ struct pg_pipe_bytes pg_pipe_model(const struct pg_pipe_counts *n)
         .sent = n->contacted * SENT_SLOTS * sizeof(struct sent),
         .batches = n->batch_bytes,
         .regions = regions_bytes(n),
+        .peers = n->npes * sizeof(uint64_t),
     };
-    b.total = b.send_region + b.replies + b.pending + b.links + b.sent + b.batches + b.regions;
+    b.total =
+        b.send_region + b.replies + b.pending + b.links + b.sent + b.batches + b.regions + b.peers;
     return b;
 }
 

@@ -126,7 +126,9 @@ struct pg_pipe_counts {
     size_t name_bytes;  /* of each server's name (the job's longest; worst: PG_NET_ADDR_MAX) */
 };
 struct pg_pipe_bytes {
-    size_t send_region, replies, pending, links, sent, batches, regions, total;
+    size_t send_region, replies, pending, links, sent, batches, regions;
+    size_t peers; /* the endpoint address of every PE, for direct signals */
+    size_t total;
 };
 struct pg_pipe_counts pg_pipe_memory(struct pg_pipe_bytes *bytes);
 struct pg_pipe_bytes pg_pipe_model(const struct pg_pipe_counts *counts);
