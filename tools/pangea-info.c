@@ -63,6 +63,7 @@ static int footprint(const char *npes_text, const char *ppn_text)
     printf("per_pe_client_request_records_bytes %zu\n", client.sent);
     printf("per_pe_client_batch_bytes %zu\n", client.batches);
     printf("per_pe_client_direct_rma_regions_bytes %zu\n", client.regions);
+    printf("per_pe_client_peer_addresses_bytes %zu\n", client.peers);
     printf("per_pe_tables_bytes %zu\n", tables);
     printf("per_pe_world_table_bytes %zu\n", pg_boot_table_bytes(npes, ppn));
     printf("per_pe_segment_table_bytes %zu\n", pg_mem_table_bytes(npes, ppn));

@@ -112,9 +112,11 @@ void pg_coll_put_notify(const struct pangea_team *team, void *dest, const void *
 int pg_coll_take(const struct pangea_team *team, int pe, uint64_t count);
 /* Waits for `count` more signals of the team's channel from world PE pe, and takes them. */
 void pg_coll_wait(const struct pangea_team *team, int pe, uint64_t count);
-/* A PE's last finalize signals in units of PG_COLL_DEPART_UNIT, so that a collective it will
- * never join cannot take its departure for one of the collective's own signals: a waiter that
- * gets the other kind than it waits for ends the job, naming the PE. */
+/* The sync's signals (pg_team_sync_units only), in flags of their own. A PE's last finalize
+ * signals in units of PG_COLL_DEPART_UNIT, so that a collective it will never join cannot take
+ * its departure for one of the collective's own signals: a waiter that gets the other kind
+ * than it waits for ends the job, naming the PE. Between nodes both kinds are direct signals
+ * (pg_pipe_signal) when the network offers them, and their waiter sleeps on its endpoint. */
 #define PG_COLL_DEPART_UNIT ((uint64_t)1 << 32)
 void pg_coll_notify_units(const struct pangea_team *team, int pe, uint64_t unit);
 void pg_coll_wait_units(const struct pangea_team *team, int pe, uint64_t count, uint64_t unit);

@@ -4,8 +4,11 @@
  * leaves the flags of a finished collective at zero, so a channel needs no private count per
  * sender and a destroyed team's channel is zero, ready for the next team.
  *
- * A channel sized for `capacity` senders is the published words, the flags, the collect sizes
- * (capacity words each) and the reduction slots (capacity slots). The world and SHARED
+ * A channel sized for `capacity` senders is the published words, the flags, the collect sizes,
+ * the sync's flags (capacity words each) and the reduction slots (capacity slots). The sync
+ * has flags of its own so that its signals between nodes, which go straight to the waiting PE
+ * (pg_pipe_signal) and may overtake the sender's earlier requests, are never taken for the
+ * signal of a put that has not landed yet. The world and SHARED
  * channels are indexed by team index, the active sets' by world PE; split teams take theirs
  * from the split arena, sized by the team. All of it is internal symmetric memory. */
 #include "coll_internal.h"
@@ -13,6 +16,7 @@
 #include "atomics/atomics.h"
 #include "memory/memory.h"
 #include "onesided/onesided.h"
+#include "pipeline/pipeline.h"
 #include "runtime/runtime.h"
 #include "startup/startup.h"
 #include "topo/topo.h"
@@ -85,19 +89,22 @@ static size_t slot_bytes(size_t capacity, size_t budget)
     return size & ~(size_t)63;
 }
 
-/* The words, flags and sizes of a channel, then its slots. */
+/* Tables of a channel: the flags, the sizes and the sync's flags. */
+#define TABLES 3
+
+/* The words and tables of a channel, then its slots. */
 static size_t channel_bytes(size_t capacity, size_t budget)
 {
-    return sizeof(struct pg_coll_channel) + 2 * table_bytes(capacity) +
+    return sizeof(struct pg_coll_channel) + TABLES * table_bytes(capacity) +
            capacity * slot_bytes(capacity, budget);
 }
 
 static size_t arena_bytes(size_t npes)
 {
     size_t members = npes > ARENA_MIN_MEMBERS ? npes : ARENA_MIN_MEMBERS;
-    /* Each team rounds its words and its two tables up to whole lines. */
-    return round64(PG_MAX_TEAMS * (sizeof(struct pg_coll_channel) + 2 * 64) +
-                   2 * members * sizeof(uint64_t) + ARENA_SLOT_ROOM);
+    /* Each team rounds its words and its tables up to whole lines. */
+    return round64(PG_MAX_TEAMS * (sizeof(struct pg_coll_channel) + TABLES * 64) +
+                   TABLES * members * sizeof(uint64_t) + ARENA_SLOT_ROOM);
 }
 
 size_t pg_coll_internal_bytes(size_t npes, size_t max_local)
@@ -123,7 +130,7 @@ static void attach(struct pangea_team *team, char *at, size_t capacity, size_t b
     team->channel_capacity = capacity;
     team->channel_by_world = by_world;
     team->slot_size = slot_bytes(capacity, budget);
-    team->slots = at + sizeof(struct pg_coll_channel) + 2 * table_bytes(capacity);
+    team->slots = at + sizeof(struct pg_coll_channel) + TABLES * table_bytes(capacity);
 }
 
 void pg_team_use_channel(struct pangea_team *team, enum pg_channel which)
@@ -210,6 +217,13 @@ uint64_t *pg_coll_sizes(const struct pangea_team *team)
     return (uint64_t *)((char *)team->channel->flag + table_bytes(team->channel_capacity));
 }
 
+/* The sync's flag for signals from world PE pe. */
+static uint64_t *sync_flag(const struct pangea_team *team, int pe)
+{
+    return (uint64_t *)((char *)team->channel->flag + 2 * table_bytes(team->channel_capacity)) +
+           pg_coll_index(team, pe);
+}
+
 char *pg_coll_slot(const struct pangea_team *team, int sender)
 {
     return team->slots + pg_coll_index(team, sender) * team->slot_size;
@@ -261,23 +275,41 @@ static uint64_t *my_flag_at(const struct pangea_team *team)
     return &team->channel->flag[pg_coll_index(team, pg_world.me)];
 }
 
+/* Adds unit to my word (at my symmetric address mine) at pe: on the node by a store; across
+ * nodes as a direct signal with `straight` (ordered after my requests to pe's node with
+ * `ordered`), else by an AMO through pe's server, after my requests there. */
+static void add_at(uint64_t *mine, int pe, uint64_t unit, int straight, int ordered)
+{
+    uint64_t *peer = pg_mem_peer_ptr(mine, pe);
+    if (peer) {
+        pg_prof_op(PG_PROF_SIGNAL, pe, sizeof *mine);
+        __atomic_fetch_add(peer, unit, __ATOMIC_RELEASE);
+        pg_mem_ring(pe, mine);
+        return;
+    }
+    pg_coll_count(pe, sizeof *mine);
+    if (straight)
+        pg_pipe_signal(pe, PG_SEG_HEAP, (size_t)((char *)mine - pg_segments[PG_SEG_HEAP].base),
+                       unit, ordered);
+    else
+        pg_amo_nbi(&pg_coll_ctx, mine, pe, PG_AMO_ADD, sizeof *mine, unit, 0, NULL);
+}
+
+/* A sync's signals between nodes go straight to the waiting PE's endpoint (pg_pipe_signal):
+ * one message per hop, which wakes the waiter itself instead of its node's server and then
+ * the waiter (perf/README.md, "Direct signals"). The sync's own may overtake my earlier
+ * requests (a sync completes no RMA); a departure may not: a PE still waiting for my last
+ * collective's data would take it for a PE that has left. Messages between two endpoints keep
+ * their order, so no departure overtakes my last sync signal either. A PE that waits in
+ * another collective, asleep on its doorbell, reads a departure when its sleep times out. */
 void pg_coll_notify_units(const struct pangea_team *team, int pe, uint64_t unit)
 {
-    uint64_t *flag = my_flag_at(team);
-    uint64_t *peer = pg_mem_peer_ptr(flag, pe);
-    if (peer) {
-        pg_prof_op(PG_PROF_SIGNAL, pe, sizeof *flag);
-        __atomic_fetch_add(peer, unit, __ATOMIC_RELEASE);
-        pg_mem_ring(pe, flag);
-    } else {
-        pg_coll_count(pe, sizeof *flag);
-        pg_amo_nbi(&pg_coll_ctx, flag, pe, PG_AMO_ADD, sizeof *flag, unit, 0, NULL);
-    }
+    add_at(sync_flag(team, pg_world.me), pe, unit, pg_pipe_direct_signals(), unit != 1);
 }
 
 void pg_coll_notify(const struct pangea_team *team, int pe)
 {
-    pg_coll_notify_units(team, pe, 1);
+    add_at(my_flag_at(team), pe, 1, 0, 1);
 }
 
 void pg_coll_put_notify(const struct pangea_team *team, void *dest, const void *src, size_t len,
@@ -303,31 +335,51 @@ static void mismatch(int pe, uint64_t unit)
              pe);
 }
 
-void pg_coll_wait_units(const struct pangea_team *team, int pe, uint64_t count, uint64_t unit)
+/* Whether pe's signals show a mismatch for a wait of `unit` (sync: in the sync's flags):
+ * a departure while a collective waits, a collective's signal while a departure does. */
+static int mismatched(const struct pangea_team *team, int pe, uint64_t unit, int sync)
 {
-    uint64_t *flag = &team->channel->flag[pg_coll_index(team, pe)];
+    uint64_t syncs = __atomic_load_n(sync_flag(team, pe), __ATOMIC_ACQUIRE);
+    if (unit == 1)
+        return syncs / PG_COLL_DEPART_UNIT != 0;
+    return syncs % PG_COLL_DEPART_UNIT != 0 ||
+           (sync &&
+            __atomic_load_n(&team->channel->flag[pg_coll_index(team, pe)], __ATOMIC_ACQUIRE) != 0);
+}
+
+/* Waits for count signals of the kind `unit` from pe in the sync's flags (sync) or the
+ * collectives' (data); `straight`: they come as direct signals when pe is on another node. */
+static void await_signals(const struct pangea_team *team, int pe, uint64_t count, uint64_t unit,
+                          int sync, int straight)
+{
+    uint64_t *flag = sync ? sync_flag(team, pe) : &team->channel->flag[pg_coll_index(team, pe)];
     /* A departing PE does not count as blocked: it is gone. */
     PG_WATCHED_WAITER(w, pg_mem_doorbell(pg_world.me, flag),
                       unit != 1     ? NULL
                       : pg_api_call ? pg_api_call
                                     : "collective");
+    w.net = (unsigned char)(straight && pg_world.node_of[pe] != pg_world.node);
     for (;;) {
         uint64_t seen = __atomic_load_n(flag, __ATOMIC_ACQUIRE);
-        uint64_t collective = seen % PG_COLL_DEPART_UNIT, departures = seen / PG_COLL_DEPART_UNIT;
-        if ((unit == 1 ? collective : departures) >= count)
+        if ((unit == 1 ? seen % PG_COLL_DEPART_UNIT : seen / PG_COLL_DEPART_UNIT) >= count)
             break;
-        if (unit == 1 ? departures : collective)
+        if (mismatched(team, pe, unit, sync))
             mismatch(pe, unit);
         pg_wait_step(&w);
     }
     __atomic_fetch_sub(flag, count * unit, __ATOMIC_RELAXED);
 }
 
+void pg_coll_wait_units(const struct pangea_team *team, int pe, uint64_t count, uint64_t unit)
+{
+    await_signals(team, pe, count, unit, 1, pg_pipe_direct_signals());
+}
+
 int pg_coll_take(const struct pangea_team *team, int pe, uint64_t count)
 {
     uint64_t *flag = &team->channel->flag[pg_coll_index(team, pe)];
     uint64_t seen = __atomic_load_n(flag, __ATOMIC_ACQUIRE);
-    if (seen / PG_COLL_DEPART_UNIT)
+    if (mismatched(team, pe, 1, 0))
         mismatch(pe, 1);
     if (seen < count)
         return 0;
@@ -337,7 +389,7 @@ int pg_coll_take(const struct pangea_team *team, int pe, uint64_t count)
 
 void pg_coll_wait(const struct pangea_team *team, int pe, uint64_t count)
 {
-    pg_coll_wait_units(team, pe, count, 1);
+    await_signals(team, pe, count, 1, 0, 0);
 }
 
 const void *pg_coll_fetch(const void *addr, size_t len, int pe, void *tmp)

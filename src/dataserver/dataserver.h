@@ -109,6 +109,9 @@ enum pg_ds_type {
                       every earlier request */
     PG_DS_CLOSE,   /* source to server, ordered, its last request before the endpoints close
                       (see "Closing" below): its grant, held or asked for, is given back */
+    PG_DS_SIGNAL,  /* PE to PE, never to a server: `operand` added to the 8-byte word at
+                      segment/offset of the receiving PE (`target`), by its own thread when it
+                      reads its endpoint (pipeline.h, pg_pipe_signal) */
 };
 
 /* How the data of a put, get or accumulate lies in the target's segment. The data of one

@@ -30,6 +30,7 @@
 #include "startup/startup.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,12 @@ static struct {
     int resender_running, resender_stop;
     struct pg_ds_bounce bounce; /* a reply that landed misaligned, copied */
     int lock_waiters;           /* threads blocked in client_lock */
+    /* Direct signals: where each PE leaves its endpoint's name (in its internal area), the
+     * address of each PE signalled so far (+ 1; 0: not looked up yet), and the signals this
+     * PE has applied (a waiter's sequence: pg_wait_net_seq). */
+    size_t name_offset;
+    uint64_t *peer_addr; /* [npes] */
+    uint32_t signals;
 } c = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Takes the client's lock, counted while blocked: a holder that would sleep on the completion
@@ -379,10 +386,30 @@ static int repeated(int node, const struct pg_ds_header *h, const struct pending
     return 0;
 }
 
+/* A direct signal to this PE (pg_pipe_signal): applied and rung like a server's AMO, so that
+ * a thread of this PE asleep on the doorbell while another reads the endpoint wakes too. */
+static void signal_arrived(const struct pg_ds_header *h)
+{
+    char *base = h->target == (uint32_t)pg_world.me && h->segment < PG_SEG_COUNT &&
+                         h->width == sizeof(uint64_t) && h->offset % sizeof(uint64_t) == 0
+                     ? pg_mem_peer_range(h->segment, pg_world.me, h->offset, sizeof(uint64_t))
+                     : NULL;
+    if (!base)
+        pg_fatal("collective", "malformed signal from PE %u (segment %u, offset %llu)", h->source,
+                 h->segment, (unsigned long long)h->offset);
+    __atomic_fetch_add((uint64_t *)(base + h->offset), h->operand, __ATOMIC_RELEASE);
+    pg_mem_ring(pg_world.me, pg_segments[h->segment].base + h->offset);
+    __atomic_fetch_add(&c.signals, 1, __ATOMIC_SEQ_CST);
+}
+
 static void handle_reply(const struct pg_ds_header *h, size_t len)
 {
     if (h->type == PG_DS_NACK && (h->seq & PG_DS_PROBE)) {
         c.probes_rejected++;
+        return;
+    }
+    if (h->type == PG_DS_SIGNAL) {
+        signal_arrived(h);
         return;
     }
     if (h->target >= (uint32_t)pg_world.npes)
@@ -1477,6 +1504,83 @@ void pg_pipe_quiet(struct pg_pipe_completion *cc)
     pthread_mutex_unlock(&c.lock);
 }
 
+int pg_pipe_direct_signals(void)
+{
+    return c.ep && !c.reliable;
+}
+
+/* pe's endpoint, fetched from its internal area on the first signal to it. Lock held. */
+static fi_addr_t peer_address(int pe)
+{
+    if (c.peer_addr[pe])
+        return c.peer_addr[pe] - 1;
+    struct {
+        uint64_t len;
+        char name[PG_NET_ADDR_MAX];
+    } theirs;
+    struct pg_strided all = {.count = {sizeof theirs}};
+    struct call call = {.remaining = sizeof theirs};
+    request_windows(NULL, &call, 0, pe, PG_SEG_HEAP, c.name_offset, &theirs, &all);
+    wait_until(get_done, &call);
+    if (!theirs.len || theirs.len > PG_NET_ADDR_MAX)
+        pg_fatal("collective", "PE %d has published no endpoint address", pe);
+    c.peer_addr[pe] = pg_net_av_insert(c.ep, theirs.name) + 1;
+    return c.peer_addr[pe] - 1;
+}
+
+void pg_pipe_signal(int pe, int seg, size_t offset, uint64_t value, int ordered)
+{
+    int node = pg_world.node_of[pe];
+    lock_for_request();
+    fi_addr_t to = peer_address(pe);
+    if (ordered) {
+        flush_batch(node);
+        wait_until(node_drained, &node);
+    }
+    struct pg_ds_header h = {.version = PG_DS_PROTOCOL_VERSION,
+                             .key = pg_world.job_key,
+                             .type = PG_DS_SIGNAL,
+                             .segment = (uint8_t)seg,
+                             .width = sizeof(uint64_t),
+                             .source = (uint32_t)pg_world.me,
+                             .target = (uint32_t)pe,
+                             .offset = offset,
+                             .operand = value};
+    size_t size = (sizeof(struct block) + sizeof h + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1);
+    struct pg_waiter w = {0};
+    struct block *b;
+    while (!(b = carve(size))) {
+        progress();
+        pg_wait_yield(&w);
+    }
+    memcpy(b->data, &h, sizeof h);
+    struct iovec iov = {b->data, sizeof h};
+    void *desc = pg_net_mr_desc(c.region_mr);
+    pg_net_sendv(c.ep, to, &iov, &desc, 1, &b->ctx);
+    pthread_mutex_unlock(&c.lock);
+}
+
+/* A waiter for a direct signal (runtime.h, pg_waiter.net). */
+static uint32_t signals_applied(void)
+{
+    return __atomic_load_n(&c.signals, __ATOMIC_SEQ_CST);
+}
+
+/* Sleeps on the completion queue unless a signal was applied since the waiter read *seq
+ * (signals are applied under the lock, so one not applied yet is still to be read there);
+ * with the lock taken, or another thread waiting for it, yields instead. */
+static void sleep_for_signal(uint32_t *seq)
+{
+    if (pthread_mutex_trylock(&c.lock) != 0) {
+        sched_yield();
+        return;
+    }
+    if (c.signals == *seq && !__atomic_load_n(&c.lock_waiters, __ATOMIC_RELAXED))
+        progress_for(REPLY_SLEEP_MS);
+    *seq = signals_applied();
+    pthread_mutex_unlock(&c.lock);
+}
+
 uint64_t pg_pipe_outstanding(void)
 {
     return __atomic_load_n(&c.all.acks_due, __ATOMIC_ACQUIRE);
@@ -1633,7 +1737,7 @@ static void stop_resender(void)
 }
 
 void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t name_bytes,
-                      size_t regions_offset)
+                      size_t regions_offset, size_t name_offset)
 {
     int nnodes = pg_world.nnodes;
     c.chunk = pg_ds_chunk_bytes();
@@ -1652,8 +1756,9 @@ void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t name_b
     c.server_names = malloc((size_t)nnodes * name_bytes);
     c.server_pe = malloc((size_t)nnodes * sizeof *c.server_pe);
     c.node_size = calloc((size_t)nnodes, sizeof *c.node_size);
+    c.peer_addr = calloc((size_t)pg_world.npes, sizeof *c.peer_addr);
     if (!c.region || !c.pending || !c.links || !c.batches || !c.open_batches || !c.server_names ||
-        !c.server_pe || !c.node_size)
+        !c.server_pe || !c.node_size || !c.peer_addr)
         pg_fatal("shmem_init", "out of memory for the network client");
     for (int node = 0; node < nnodes; node++)
         memcpy(c.server_names + (size_t)node * name_bytes, server_names[node], name_bytes);
@@ -1663,6 +1768,10 @@ void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t name_b
             c.server_pe[pg_world.node_of[pe]] = pe;
     }
     c.regions_offset = regions_offset;
+    c.name_offset = name_offset;
+    char *name = pg_mem_record_mine(name_offset);
+    *(uint64_t *)name = c.name_len;
+    memcpy(name + sizeof(uint64_t), c.name, c.name_len);
     c.nopen = 0;
     c.batch_bytes = (size_t)pg_cfg.put_batch < c.chunk ? (size_t)pg_cfg.put_batch : c.chunk;
     memset(c.region, 0, c.region_size);
@@ -1683,6 +1792,10 @@ void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t name_b
     c.closed = 0;
     c.next_scan_ns = 0;
     pg_wait_progress = progress_while_waiting;
+    if (!c.reliable) {
+        pg_wait_net_seq = signals_applied;
+        pg_wait_net_sleep = sleep_for_signal;
+    }
     if (c.reliable)
         start_resender();
 }
@@ -1724,6 +1837,8 @@ void pipe_client_close(void)
 {
     stop_resender();
     pg_wait_progress = NULL;
+    pg_wait_net_seq = NULL;
+    pg_wait_net_sleep = NULL;
     client_lock();
     /* What was sent after the closing handshake (a host PE's HELLO to its own node's server,
      * before the STOP) is not sent again: only the sends in the provider are waited for. */
@@ -1759,6 +1874,8 @@ void pipe_client_close(void)
     pg_ds_bounce_free(&c.bounce);
     free(c.server_pe);
     free(c.node_size);
+    free(c.peer_addr);
+    c.peer_addr = NULL;
     c.ep = NULL;
     c.links = NULL; /* closed: lock_for_request tells a request so */
     c.region_mr = NULL;
@@ -1791,10 +1908,11 @@ struct pg_pipe_counts pg_pipe_memory(struct pg_pipe_bytes *bytes)
         .sent = n.contacted * SENT_SLOTS * sizeof(struct sent),
         .batches = n.batch_bytes,
         .regions = regions_bytes(&n),
+        .peers = (size_t)pg_world.npes * sizeof *c.peer_addr,
     };
     pthread_mutex_unlock(&c.lock);
     bytes->total = bytes->send_region + bytes->replies + bytes->pending + bytes->links +
-                   bytes->sent + bytes->batches + bytes->regions;
+                   bytes->sent + bytes->batches + bytes->regions + bytes->peers;
     return n;
 }
 
@@ -1809,8 +1927,10 @@ struct pg_pipe_bytes pg_pipe_model(const struct pg_pipe_counts *n)
         .sent = n->contacted * SENT_SLOTS * sizeof(struct sent),
         .batches = n->batch_bytes,
         .regions = regions_bytes(n),
+        .peers = n->npes * sizeof(uint64_t),
     };
-    b.total = b.send_region + b.replies + b.pending + b.links + b.sent + b.batches + b.regions;
+    b.total =
+        b.send_region + b.replies + b.pending + b.links + b.sent + b.batches + b.regions + b.peers;
     return b;
 }
 

@@ -36,6 +36,8 @@ static void check_same_settings(void)
  * area, which it reaches by load/store and a PE of another node by a get, at the same offset
  * on every PE (its offset there). Carved once per init (pg_pipe_restart keeps it). */
 static size_t regions_offset;
+/* Where my endpoint's name is left for direct signals' senders (pipe_client_open). */
+static size_t name_offset;
 
 /* Parts [first, last] of every PE of the node, into the PEs' tables (by part id). */
 static void publish_regions(int first, int last)
@@ -79,7 +81,8 @@ static void open_endpoints(void)
     pg_net_set_failover(most > 1);
     /* Each PE keeps the servers' names as long as the job's longest, not PG_NET_ADDR_MAX. */
     pg_boot_minmax(&name_bytes, &shortest, &longest, 1);
-    pipe_client_open((const char(*)[PG_NET_ADDR_MAX])names, (size_t)longest, regions_offset);
+    pipe_client_open((const char(*)[PG_NET_ADDR_MAX])names, (size_t)longest, regions_offset,
+                     name_offset);
     free(names);
     pg_phase_end(PG_PHASE_NET_OPEN);
     if (leader) {
@@ -180,6 +183,7 @@ int pg_pipe_init(void)
         return -1;
     pg_config_check_provider(pg_net_provider());
     regions_offset = pg_mem_record_carve(PG_MEM_PARTS * sizeof(struct pg_ds_region));
+    name_offset = pg_mem_record_carve(PIPE_NAME_BYTES);
     open_endpoints();
     return 0;
 }

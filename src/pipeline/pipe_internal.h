@@ -8,9 +8,12 @@
 /* Opens my endpoint and the client state: the name of each node's server (its endpoint is
  * inserted on my first request there) and the offset of every PE's direct RMA regions in its
  * internal area (fetched on the first direct transfer to it). */
-/* server_names[nnodes] are kept in name_bytes each (the job's longest name). */
+/* server_names[nnodes] are kept in name_bytes each (the job's longest name). My endpoint's
+ * name is left at name_offset of my internal area (PIPE_NAME_BYTES), where direct signals'
+ * senders fetch it. */
+#define PIPE_NAME_BYTES (sizeof(uint64_t) + PG_NET_ADDR_MAX)
 void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t name_bytes,
-                      size_t regions_offset);
+                      size_t regions_offset, size_t name_offset);
 /* The closing handshake (dataserver.h, "Closing"), before the barrier after which the
  * endpoints close: returns once every server I have sent to has acknowledged my CLOSE (with
  * retransmission on; otherwise once every request of mine is done) and my sends have left the

@@ -78,6 +78,18 @@ uint64_t pg_pipe_amo(int counted, int pe, int seg, size_t offset, int op, size_t
 void pg_pipe_amo_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, int op,
                      size_t width, uint64_t value, uint64_t compare, void *fetch);
 void pg_pipe_quiet(struct pg_pipe_completion *cc);
+
+/* Direct signals: `value` added to the 8-byte word at seg/offset of pe, a PE of another node,
+ * by a message to pe's own endpoint instead of a request to its node's server, so that a PE
+ * waiting for it (pg_waiter.net) is the one thread the message wakes. Applied once, with no
+ * reply. With `ordered` it leaves once my requests to pe's node are acknowledged, and is
+ * applied after them; without, a request of mine sent before may be applied after it. My
+ * direct signals to one PE are applied in the order I send them. pe's endpoint address is
+ * fetched from pe's internal area on the first signal to it. Only while
+ * pg_pipe_direct_signals(): with retransmission on (docs/reliability.md) signals go as
+ * requests, which are kept and sent again. */
+int pg_pipe_direct_signals(void);
+void pg_pipe_signal(int pe, int seg, size_t offset, uint64_t value, int ordered);
 /* Requests of this PE not yet acknowledged (applied at their target): 0 when nothing of its
  * own is in flight. */
 uint64_t pg_pipe_outstanding(void);
@@ -114,7 +126,9 @@ struct pg_pipe_counts {
     size_t name_bytes;  /* of each server's name (the job's longest; worst: PG_NET_ADDR_MAX) */
 };
 struct pg_pipe_bytes {
-    size_t send_region, replies, pending, links, sent, batches, regions, total;
+    size_t send_region, replies, pending, links, sent, batches, regions;
+    size_t peers; /* the endpoint address of every PE, for direct signals */
+    size_t total;
 };
 struct pg_pipe_counts pg_pipe_memory(struct pg_pipe_bytes *bytes);
 struct pg_pipe_bytes pg_pipe_model(const struct pg_pipe_counts *counts);

@@ -271,7 +271,10 @@ struct pg_waiter {
     uint32_t seq;       /* db->seq read before the last check of the condition */
     uint32_t slept_seq; /* the seq of the last sleep */
     int timeout_ms;     /* of the next sleep */
-    unsigned char registered, timed_out;
+    /* registered: 1 on db, 2 on the network (net). net: the awaited word is written only by
+     * messages to this PE's own endpoint (direct signals, pipeline.h), and a sleep is on the
+     * endpoint's completion queue, which the message ends. */
+    unsigned char registered, timed_out, net;
     /* The hang watch (coll) looks at waits the program made, named by watch (the public call):
      * never at the engine's own (NULL), which may not send from inside a wait. */
     const char *watch;
@@ -325,6 +328,11 @@ static inline void pg_cpu_relax(void)
  * may move data only when called); NULL on a single node. Returns 1 when the network needs no
  * more driving by this PE (the PE may sleep: its requests have left), 0 when it does. */
 extern int (*pg_wait_progress)(void);
+/* Set by the network client for waiters with net set (NULL: they sleep on db): the count of
+ * direct signals applied so far, read before the condition is checked; and a sleep on the
+ * endpoint that ends at once when the count is no longer *seq, and updates *seq. */
+extern uint32_t (*pg_wait_net_seq)(void);
+extern void (*pg_wait_net_sleep)(uint32_t *seq);
 
 static inline void pg_wait_step(struct pg_waiter *w)
 {

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 int (*pg_wait_progress)(void);
+uint32_t (*pg_wait_net_seq)(void);
+void (*pg_wait_net_sleep)(uint32_t *seq);
 long long pg_wait_spin_polls = PG_SPIN_COUNT;
 
 static int sleeping;         /* PANGEA_WAIT=sleep and membarrier registered */
@@ -143,6 +145,19 @@ static void enroll(struct pg_waiter *w)
     w->seq = __atomic_load_n(&w->db->seq, __ATOMIC_ACQUIRE);
 }
 
+/* A waiter for a direct signal: the first call reads the count of signals applied (the caller
+ * checks its condition once more), each later one sleeps on the endpoint unless it moved. */
+static void sleep_on_network(struct pg_waiter *w)
+{
+    if (w->registered) {
+        pg_wait_net_sleep(&w->seq);
+        __atomic_fetch_add(&counts.sleeps, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    w->seq = pg_wait_net_seq();
+    w->registered = 2;
+}
+
 int pg_wait_spun(struct pg_waiter *w)
 {
     if (pg_cfg.wait != PG_WAIT_SLEEP)
@@ -158,7 +173,8 @@ void (*pg_wait_watch_end)(struct pg_waiter *w);
 
 void pg_wait_block(struct pg_waiter *w)
 {
-    int may_sleep = sleeping && w->db, idle = 1;
+    int net = w->net && pg_wait_net_sleep && pg_cfg.wait == PG_WAIT_SLEEP;
+    int may_sleep = net || (sleeping && w->db), idle = 1;
     if (w->watch && pg_wait_watch && w->polls >= pg_wait_spin_polls)
         pg_wait_watch(w);
     if (pg_wait_progress)
@@ -180,7 +196,9 @@ void pg_wait_block(struct pg_waiter *w)
         sched_yield();
         return;
     }
-    if (!w->registered)
+    if (net)
+        sleep_on_network(w);
+    else if (!w->registered)
         enroll(w); /* the caller checks its condition once more before any sleep */
     else
         sleep_on(w);
@@ -195,7 +213,7 @@ void pg_wait_end(struct pg_waiter *w)
 {
     if (w->blocked)
         pg_wait_watch_end(w);
-    if (!w->registered)
+    if (w->registered != 1)
         return;
     if (w->timed_out && __atomic_load_n(&w->db->seq, __ATOMIC_RELAXED) == w->slept_seq) {
         struct timespec late = {0, LATE_RING_MS * 1000000L};
