@@ -6,6 +6,7 @@
 # without oshcc, and above 8 nodes: there its 8 B broadcasts alone outlast the 300 s limit on 2
 # cores), in that order, ROUNDS times.
 #   perf/mcast-bench.sh [BUILD_DIR] [ROUNDS] [NODES...] > perf/results/mcast-bench-DATE.txt
+# With MCAST_WINDOWS="16 32 ..." it runs multicast only, once per PANGEA_MCAST_WINDOW given.
 # Needs root (namespaces) and a built tree (make all bench). Default nodes: 2 4 8 16.
 set -u
 BUILD=${1:-build}
@@ -29,17 +30,21 @@ export OMPI_MCA_hwloc_base_binding_policy=none
 run() {
     local impl=$1 nodes=$2
     case $impl in
-    multicast) PANGEA_MCAST=on SHMEM_INFO=1 NETNS_TIMEOUT=300 "$RUN" "$nodes" 1 -- "$BUILD/perf/mcast_bench" ;;
+    multicast*)
+        local window=${impl#multicast}
+        env ${window:+PANGEA_MCAST_WINDOW=${window#-}} PANGEA_MCAST=on SHMEM_INFO=1 NETNS_TIMEOUT=300 \
+            "$RUN" "$nodes" 1 -- "$BUILD/perf/mcast_bench" ;;
     tree) PANGEA_MCAST=off NETNS_TIMEOUT=300 "$RUN" "$nodes" 1 -- "$BUILD/perf/mcast_bench" ;;
     oshmem) UCX_TLS=tcp,self NETNS_TIMEOUT=300 "$RUN" -o "$nodes" 1 -- "$OMPI_BENCH" ;;
     esac 2>&1 | grep -E '^ *[0-9]+ +[0-9]+ +([0-9]|n/a)|retransmitted|fall back|TIMEOUT|rror' |
-        sed "s/^/$(printf '%-9s %2d  ' "$impl" "$nodes")/"
+        sed "s/^/$(printf '%-12s %2d  ' "$impl" "$nodes")/"
 }
 
 impls="multicast tree"
 ((have_oshmem)) && impls="$impls oshmem"
+[[ -n ${MCAST_WINDOWS:-} ]] && impls=$(printf 'multicast-%s ' $MCAST_WINDOWS)
 echo "# mcast-bench.sh: $(date -u '+%F %T') UTC, $(nproc) cores, $ROUNDS rounds, nodes: $NODE_COUNTS"
-echo "# impl   nodes      bytes  iters  bytes/bcast     x size  median(us)  x (nodes-1)"
+echo "# impl      nodes      bytes  iters  bytes/bcast     x size  median(us)  x (nodes-1)"
 for round in $(seq "$ROUNDS"); do
     for nodes in $NODE_COUNTS; do
         echo "## round $round, $nodes nodes x 1 PE (load average $(cut -d' ' -f1-3 /proc/loadavg))"
