@@ -89,7 +89,7 @@
       "Broadcasts between nodes by multicast: auto (where it can be joined), on, or off")   \
     X(mcast_min_nodes, INT, "PANGEA_MCAST_MIN_NODES", "2", COLLECTIVES,                     \
       "Teams spanning fewer nodes than this broadcast by the point-to-point tree")          \
-    X(mcast_window, INT, "PANGEA_MCAST_WINDOW", "32", COLLECTIVES,                          \
+    X(mcast_window, INT, "PANGEA_MCAST_WINDOW", "64", COLLECTIVES,                          \
       "Multicast fragments a broadcast's root sends beyond the lowest all nodes hold")      \
     X(mcast_max_loss, INT, "PANGEA_MCAST_MAX_LOSS", "10", COLLECTIVES,                      \
       "Percent of multicast fragments resent above which a team falls back to the tree")    \
