@@ -3,10 +3,11 @@
  * the team, lazily at its first broadcast; the root node's leader sends every fragment once to
  * the group, the other leaders receive them straight into their dest and hand them on to their
  * node's members by the on-node tree. Reliability as 000 ch5: fragments numbered in a window of
- * WINDOW channels, a CRC32C on each, ACKs (to the group) that free channels for reuse, a NACK
- * on a gap, retransmission by the root's leader when a NACK comes or the window stops moving.
- * The end of a broadcast is a point-to-point signal from each leader to the root's, which
- * cannot be lost: the root's leader never waits for a datagram that will not come. */
+ * PANGEA_MCAST_WINDOW channels, a CRC32C on each, status reports (to the group: what a receiver
+ * holds, as a count and a bitmap) that free channels for reuse and name the fragments missing,
+ * which the root's leader resends once a round trip has passed since it last sent them. The
+ * end of a broadcast is a point-to-point signal from each leader to the root's, which cannot be
+ * lost: the root's leader never waits for a datagram that will not come. */
 #include "coll_internal.h"
 
 #include "runtime/runtime.h"
@@ -17,27 +18,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fragments in flight: the receivers' socket buffers (about 200 KB by default on Linux) hold
- * this many MTU-sized datagrams without dropping. */
-#define WINDOW 32
-/* How long a window may stand still (no ACK moved it) before its fragments go again, and how
- * long a receiver hears nothing before it says where it stands. */
-#define RESEND_MS 10
+/* The resend timeout before a round trip has been measured, its bounds, and a receiver's
+ * wait for data before it says where it stands, in resend timeouts. */
+#define FIRST_RTO_NS 10000000ull
+#define MIN_RTO_NS 1000000ull
+#define MAX_RTO_NS 50000000ull
+#define QUIET_RTOS 2
 /* Groups: 239.192.0.0/14 (organisation-local scope), ports from 20000 on. */
 #define GROUP_BASE 0xefc00000u
 #define PORT_BASE 20000
 #define PORT_RANGE 20000
+/* The losses are checked at these broadcasts of a team, then every LOSS_CHECK_EVERY, by the
+ * leaders that received at least LOSS_SAMPLE fragments since they last counted. */
+#define FIRST_LOSS_CHECK 8
+#define LOSS_CHECK_EVERY 64
+#define LOSS_SAMPLE 256
 
 enum { MCAST_UNDECIDED, MCAST_JOINED, MCAST_TREE };
-enum datagram_kind { DATA = 1, ACK, NACK };
+enum datagram_kind { DATA = 1, STATUS };
+/* Why a receiver reports: it moved half a window on (or ended), it heard nothing new for a
+ * while, or a fragment came beyond a gap. */
+enum status_reason { PROGRESS, QUIET, GAP };
 
 struct datagram_head {
     uint32_t job;    /* a hash of the job's key: other jobs' groups are ignored */
     uint32_t team;   /* the team's tag: teams sharing a group or port are told apart */
     uint32_t seq;    /* the team's broadcast number */
-    uint32_t frag;   /* DATA: its number; ACK: fragments held contiguously; NACK: first gap */
+    uint32_t frag;   /* DATA: its number; STATUS: fragments held contiguously */
     uint32_t nfrags; /* of the broadcast */
-    uint32_t len;    /* payload bytes (DATA) */
+    uint16_t len;    /* payload bytes: DATA's data, STATUS's bitmap */
+    uint16_t hint;   /* DATA: how long a receiver waits before it reports, in 100 us;
+                        STATUS: its status_reason */
     uint16_t kind;
     uint16_t node; /* the sender's node (world numbering) */
     uint32_t crc;  /* CRC32C of the head (this field 0) and the payload */
@@ -48,7 +59,13 @@ struct pg_coll_mcast {
     struct pg_mcast *channel; /* a node leader's, once joined */
     size_t payload;           /* data bytes per fragment */
     char *datagram;           /* [pg_mcast_max_msg] */
-    uint32_t tag, seq;
+    uint32_t tag, seq, next_check;
+    /* The sender's round trip: a fragment a receiver misses goes again once a resend
+     * timeout, srtt + 4 rttvar, has passed since it last left. */
+    struct pg_rtt rtt;
+    /* Fragments this leader received since the last loss check, and how many of them came
+     * only after a later one (lost, then resent). */
+    uint64_t received, missed;
 };
 
 static uint32_t job_tag;
@@ -69,6 +86,17 @@ static struct pg_coll_mcast *state_of(struct pangea_team *team)
     return team->mcast;
 }
 
+/* A team's group and port from its tag. */
+static uint32_t group_of(uint32_t tag)
+{
+    return GROUP_BASE | (tag & 0x3ffff);
+}
+
+static uint16_t port_of(uint32_t tag)
+{
+    return (uint16_t)(PORT_BASE + (tag >> 18) % PORT_RANGE);
+}
+
 void pg_coll_mcast_init(void)
 {
     uint64_t key = pg_world.job_key;
@@ -79,14 +107,37 @@ void pg_coll_mcast_init(void)
                  "PANGEA_MCAST_MIN_NODES is %lld; it must be 2 or more (the fewest nodes a team "
                  "spans to broadcast by multicast)",
                  pg_cfg.mcast_min_nodes);
+    if (pg_cfg.mcast_window < 2 || pg_cfg.mcast_window > 1024)
+        pg_fatal("shmem_init",
+                 "PANGEA_MCAST_WINDOW is %lld; it must be 2 to 1024 (multicast fragments in "
+                 "flight)",
+                 pg_cfg.mcast_window);
+    if (pg_cfg.mcast_max_loss < 0 || pg_cfg.mcast_max_loss > 100)
+        pg_fatal("shmem_init",
+                 "PANGEA_MCAST_MAX_LOSS is %lld; it must be 0 to 100 (percent of multicast "
+                 "fragments resent before a team falls back to the tree)",
+                 pg_cfg.mcast_max_loss);
     /* On one node nothing goes between nodes, and no transport is open to name. */
+    if (pg_cfg.mcast != PG_MCAST_ON || pg_world.nnodes < 2)
+        return;
     char provider[64];
-    if (pg_cfg.mcast == PG_MCAST_ON && pg_world.nnodes > 1 &&
-        !pg_mcast_offered(provider, sizeof provider))
+    if (!pg_mcast_offered(provider, sizeof provider))
         pg_fatal("shmem_init",
                  "PANGEA_MCAST=on, but no libfabric provider offers multicast datagrams "
                  "(FI_MULTICAST, FI_EP_DGRAM); the transport's provider is %s",
                  pg_net_provider());
+    /* Where the network cannot carry multicast, stop now rather than at a first broadcast:
+     * each node's first PE joins a group of the job's once (one process per node: a port
+     * binds once). */
+    if (pg_world.local_rank == 0) {
+        char why[256];
+        struct pg_mcast *probe =
+            pg_mcast_open(group_of(job_tag), port_of(job_tag), why, sizeof why);
+        if (!probe)
+            pg_fatal("shmem_init",
+                     "PANGEA_MCAST=on, but this node cannot join a multicast group: %s", why);
+        pg_mcast_close(probe);
+    }
 }
 
 void pg_coll_mcast_fini(void)
@@ -109,6 +160,7 @@ void pg_coll_mcast_close(struct pangea_team *team)
 }
 
 PG_DEF_COMBINE(uint64_t, u64, min)
+PG_DEF_COMBINE(uint64_t, u64, max)
 
 /* The team's tag: its members and its place in the split arena (two live teams of one PE
  * differ in one of them). */
@@ -119,24 +171,45 @@ static uint32_t team_tag(const struct pangea_team *team)
     return pg_crc32c(job_tag, shape, sizeof shape);
 }
 
+/* One word reduced over the team (its published word: free inside a call). Collective. */
+static uint64_t team_reduce(struct pangea_team *team, uint64_t mine, pg_combine_fn combine)
+{
+    uint64_t *word = &team->channel->word[0];
+    __atomic_store_n(word, mine, __ATOMIC_RELAXED);
+    pg_coll_reduce(team, word, word, 1, sizeof *word, combine);
+    return __atomic_load_n(word, __ATOMIC_RELAXED);
+}
+
+static void use_tree(struct pangea_team *team, struct pg_coll_mcast *mc, const char *why)
+{
+    mc->state = MCAST_TREE;
+    pg_mcast_close(mc->channel);
+    mc->channel = NULL;
+    if (pg_cfg.info && team->my_pe == 0)
+        fprintf(stderr,
+                "pangea: PE %d: broadcasts of the team of %d PEs on %d nodes: fall back to the "
+                "point-to-point tree (%s)\n",
+                pg_world.me, team->size, team->nleaders, why);
+}
+
 /* Every node leader opens the team's channel; all use it only when all could. Collective. */
 static void decide(struct pangea_team *team, struct pg_coll_mcast *mc)
 {
     mc->tag = team_tag(team);
-    uint32_t group = GROUP_BASE | (mc->tag & 0x3ffff);
-    uint16_t port = (uint16_t)(PORT_BASE + (mc->tag >> 18) % PORT_RANGE);
     char why[256] = "";
     uint64_t joined = 1;
     if (team->my_local == 0) {
-        mc->channel = pg_mcast_open(group, port, why, sizeof why);
-        if (mc->channel && pg_mcast_max_msg(mc->channel) <= sizeof(struct datagram_head)) {
+        mc->channel = pg_mcast_open(group_of(mc->tag), port_of(mc->tag), why, sizeof why);
+        if (mc->channel && pg_mcast_max_msg(mc->channel) <=
+                               sizeof(struct datagram_head) + (size_t)pg_cfg.mcast_window / 8) {
             snprintf(why, sizeof why, "datagrams of %zu bytes are too small (provider %s)",
                      pg_mcast_max_msg(mc->channel), pg_mcast_provider(mc->channel));
             pg_mcast_close(mc->channel);
             mc->channel = NULL;
         }
         if (mc->channel) {
-            mc->payload = pg_mcast_max_msg(mc->channel) - sizeof(struct datagram_head);
+            size_t most = pg_mcast_max_msg(mc->channel) - sizeof(struct datagram_head);
+            mc->payload = most < UINT16_MAX ? most : UINT16_MAX;
             mc->datagram = malloc(pg_mcast_max_msg(mc->channel));
             if (!mc->datagram)
                 pg_fatal("shmem_broadcast", "out of memory for a multicast datagram");
@@ -151,21 +224,37 @@ static void decide(struct pangea_team *team, struct pg_coll_mcast *mc)
                  why);
     if (!joined && pg_cfg.info)
         fprintf(stderr, "pangea: PE %d: multicast broadcast: %s\n", pg_world.me, why);
-    /* The reduction needs symmetric memory: the team's published word, free inside a call. */
-    uint64_t *word = &team->channel->word[0];
-    __atomic_store_n(word, joined, __ATOMIC_RELAXED);
-    pg_coll_reduce(team, word, word, 1, sizeof *word, combine_u64_min);
-    joined = __atomic_load_n(word, __ATOMIC_RELAXED);
-    mc->state = joined ? MCAST_JOINED : MCAST_TREE;
-    if (!joined) {
-        pg_mcast_close(mc->channel);
-        mc->channel = NULL;
+    mc->next_check = FIRST_LOSS_CHECK;
+    if (!team_reduce(team, joined, combine_u64_min)) {
+        use_tree(team, mc, "a node could not join");
+        return;
     }
+    mc->state = MCAST_JOINED;
     if (pg_cfg.info && team->my_pe == 0)
         fprintf(stderr, "pangea: PE %d: broadcasts of the team of %d PEs on %d nodes: %s\n",
-                pg_world.me, team->size, team->nleaders,
-                joined ? "multicast between nodes"
-                       : "fall back to the point-to-point tree (a node could not join)");
+                pg_world.me, team->size, team->nleaders, "multicast between nodes");
+}
+
+/* At the team's broadcasts FIRST_LOSS_CHECK, twice that, ... and then every LOSS_CHECK_EVERY,
+ * the members agree on the highest share of fragments a node's leader lost over the last
+ * LOSS_SAMPLE or more it received; above PANGEA_MCAST_MAX_LOSS percent the team falls back to
+ * the tree. Collective: every member counts the team's broadcasts. */
+static void check_losses(struct pangea_team *team, struct pg_coll_mcast *mc)
+{
+    mc->next_check = mc->seq < LOSS_CHECK_EVERY ? mc->seq * 2 : mc->seq + LOSS_CHECK_EVERY;
+    uint64_t percent = 0;
+    if (mc->received >= LOSS_SAMPLE) {
+        percent = mc->missed * 100 / mc->received;
+        mc->received = mc->missed = 0;
+    }
+    uint64_t worst = team_reduce(team, percent, combine_u64_max);
+    if (worst > (uint64_t)pg_cfg.mcast_max_loss) {
+        char why[128];
+        snprintf(why, sizeof why,
+                 "a node lost %llu%% of the fragments, above PANGEA_MCAST_MAX_LOSS %lld%%",
+                 (unsigned long long)worst, pg_cfg.mcast_max_loss);
+        use_tree(team, mc, why);
+    }
 }
 
 int pg_coll_mcast_usable(struct pangea_team *team)
@@ -178,6 +267,8 @@ int pg_coll_mcast_usable(struct pangea_team *team)
     struct pg_coll_mcast *mc = state_of(team);
     if (mc->state == MCAST_UNDECIDED)
         decide(team, mc);
+    if (mc->state == MCAST_JOINED && mc->seq == mc->next_check)
+        check_losses(team, mc);
     if (mc->state == MCAST_JOINED)
         mc->seq++;
     return mc->state == MCAST_JOINED;
@@ -206,31 +297,67 @@ static void send_datagram(struct pg_coll_mcast *mc, struct datagram_head *h, con
                  pg_mcast_provider(mc->channel));
 }
 
-static void send_control(struct pg_coll_mcast *mc, int kind, uint32_t frag, uint32_t nfrags)
+/* A receiver's status: `have` fragments held from the first, and a bitmap of the window
+ * beyond (bit k: fragment have + k). */
+static void send_status(struct pg_coll_mcast *mc, uint32_t have, uint32_t nfrags, const char *held,
+                        enum status_reason why)
 {
-    struct datagram_head h = {.kind = (uint16_t)kind, .frag = frag, .nfrags = nfrags};
-    send_datagram(mc, &h, NULL);
+    uint32_t window = (uint32_t)pg_cfg.mcast_window;
+    uint8_t bits[1024 / 8] = {0};
+    for (uint32_t k = 0; k < window && have + k < nfrags; k++)
+        if (held[have + k])
+            bits[k / 8] |= (uint8_t)(1u << k % 8);
+    struct datagram_head h = {.kind = STATUS,
+                              .frag = have,
+                              .nfrags = nfrags,
+                              .len = (uint16_t)((window + 7) / 8),
+                              .hint = (uint16_t)why};
+    send_datagram(mc, &h, bits);
 }
 
-static void send_fragment(struct pg_coll_mcast *mc, const char *from, size_t nbytes, uint32_t f,
-                          uint32_t nfrags)
+static uint64_t rto_ns(const struct pg_coll_mcast *mc)
+{
+    if (!mc->rtt.srtt)
+        return FIRST_RTO_NS;
+    uint64_t rto = mc->rtt.srtt + 4 * mc->rtt.rttvar;
+    return rto < MIN_RTO_NS ? MIN_RTO_NS : rto > MAX_RTO_NS ? MAX_RTO_NS : rto;
+}
+
+/* The sender's record of the window: when each fragment last left, and whether it left more
+ * than once (its round trip is then not measured, as Karn's rule). Fragment f is slot f %
+ * window: the window never holds two fragments of one slot. */
+struct window {
+    uint64_t *sent_at;
+    uint32_t *frag; /* in the slot */
+    char *resent;
+    uint32_t size;
+};
+
+static void send_fragment(struct pg_coll_mcast *mc, struct window *w, const char *from,
+                          size_t nbytes, uint32_t f, uint32_t nfrags)
 {
     size_t off = (size_t)f * mc->payload;
+    uint64_t quiet = QUIET_RTOS * rto_ns(mc) / 100000;
     struct datagram_head h = {.kind = DATA, .frag = f, .nfrags = nfrags};
-    h.len = (uint32_t)(nbytes - off < mc->payload ? nbytes - off : mc->payload);
+    h.len = (uint16_t)(nbytes - off < mc->payload ? nbytes - off : mc->payload);
+    h.hint = (uint16_t)(quiet < UINT16_MAX ? quiet : UINT16_MAX);
     send_datagram(mc, &h, from + off);
+    uint64_t now = pg_now_ns();
+    uint32_t slot = f % w->size;
+    w->resent[slot] = w->sent_at[slot] && w->frag[slot] == f;
+    w->sent_at[slot] = now;
+    w->frag[slot] = f;
 }
 
-/* The next datagram of this broadcast of the kind wanted (DATA, or ACK and NACK), checked;
- * NULL when the one that came was not (*heard set), or after timeout_ms without one. */
-static const struct datagram_head *next_datagram(struct pg_coll_mcast *mc, int data,
-                                                 uint32_t nfrags, int timeout_ms, int *heard)
+/* The next datagram of this broadcast of the kind wanted, checked; NULL when the one that
+ * came was not, or after timeout_ms without one. */
+static const struct datagram_head *next_datagram(struct pg_coll_mcast *mc, int kind,
+                                                 uint32_t nfrags, int timeout_ms)
 {
     size_t n = pg_mcast_recv(mc->channel, mc->datagram, pg_mcast_max_msg(mc->channel), timeout_ms);
     struct datagram_head *h = (struct datagram_head *)mc->datagram;
-    *heard = n > 0;
     if (n < sizeof *h || h->job != job_tag || h->team != mc->tag || h->seq != mc->seq ||
-        (h->kind == DATA) != data || h->nfrags != nfrags || h->node == pg_world.node)
+        h->kind != kind || h->nfrags != nfrags || h->node == pg_world.node)
         return NULL;
     if (n != sizeof *h + h->len || h->crc != datagram_crc(h, h + 1, h->len)) {
         count(&fragments_corrupt, 1);
@@ -244,12 +371,31 @@ static uint32_t fragments(const struct pg_coll_mcast *mc, size_t nbytes)
     return (uint32_t)((nbytes + mc->payload - 1) / mc->payload);
 }
 
-static void resend(struct pg_coll_mcast *mc, const char *from, size_t nbytes, uint32_t first,
-                   uint32_t end, uint32_t nfrags)
+/* A status from a receiver: the fragments it names as missing go again. Those below the
+ * highest it holds are lost (the links keep the order): they go at once, unless they were
+ * resent less than a resend timeout ago (for another receiver's status). After a quiet wait
+ * those above go too, when they left more than a resend timeout ago. Every receiver holds the
+ * fragments below base. */
+static void resend_missing(struct pg_coll_mcast *mc, struct window *w,
+                           const struct datagram_head *h, const char *from, size_t nbytes,
+                           uint32_t base, uint32_t next, uint32_t nfrags)
 {
-    for (uint32_t f = first; f < end; f++)
-        send_fragment(mc, from, nbytes, f, nfrags);
-    count(&fragments_resent, end - first);
+    const uint8_t *bits = (const uint8_t *)(h + 1);
+    uint32_t end = h->frag + w->size < next ? h->frag + w->size : next, top = h->frag;
+    for (uint32_t k = 0; h->frag + k < end; k++)
+        if (bits[k / 8] >> k % 8 & 1)
+            top = h->frag + k;
+    if (h->hint != QUIET)
+        end = top;
+    uint64_t now = pg_now_ns(), rto = rto_ns(mc);
+    for (uint32_t f = h->frag > base ? h->frag : base; f < end; f++) {
+        uint32_t k = f - h->frag, slot = f % w->size;
+        int recent = now - w->sent_at[slot] < rto && (w->resent[slot] || f > top);
+        if (bits[k / 8] >> k % 8 & 1 || recent)
+            continue;
+        send_fragment(mc, w, from, nbytes, f, nfrags);
+        count(&fragments_resent, 1);
+    }
 }
 
 void pg_coll_mcast_send(struct pangea_team *team, const void *from, size_t nbytes)
@@ -257,23 +403,39 @@ void pg_coll_mcast_send(struct pangea_team *team, const void *from, size_t nbyte
     struct pg_coll_mcast *mc = team->mcast;
     uint32_t nfrags = fragments(mc, nbytes), next = 0, base = 0;
     int n = team->nleaders, remaining = n - 1;
+    struct window w = {.size = (uint32_t)pg_cfg.mcast_window};
+    w.sent_at = calloc(w.size, sizeof *w.sent_at);
+    w.frag = calloc(w.size, sizeof *w.frag);
+    w.resent = calloc(w.size, 1);
     uint32_t *acked = calloc((size_t)n, sizeof *acked);
     char *done = calloc((size_t)n, 1);
-    if (!acked || !done)
+    if (!acked || !done || !w.sent_at || !w.frag || !w.resent)
         pg_fatal("shmem_broadcast", "out of memory for %d nodes' acknowledgements", n);
-    uint64_t moved = pg_now_ns(), resent = 0;
-    const uint64_t resend_ns = RESEND_MS * 1000000ull;
-    int heard = 0;
     while (remaining > 0) {
-        while (next < nfrags && next < base + WINDOW)
-            send_fragment(mc, from, nbytes, next++, nfrags);
-        /* My own fragments come back to me too: take what is there before sleeping, or they
-         * fill the socket's buffer and the ACKs behind them are dropped. */
-        const struct datagram_head *h = next_datagram(mc, 0, nfrags, heard ? 0 : RESEND_MS, &heard);
+        /* One fragment, then one datagram taken: my own fragments come back to me too, and
+         * taken as they come they never fill the socket's buffer, where the statuses behind
+         * them would be dropped. */
+        int more = next < nfrags && next < base + w.size;
+        if (more)
+            send_fragment(mc, &w, from, nbytes, next++, nfrags);
+        const struct datagram_head *h =
+            next_datagram(mc, STATUS, nfrags, more ? 0 : (int)(rto_ns(mc) / 1000000) + 1);
+        int from_node = -1;
+        if (h && h->len == (w.size + 7) / 8 && h->frag <= next)
+            from_node = h->node;
+        else
+            h = NULL;
         for (int p = 0; p < n; p++) {
             int pe = pg_team_pe(team, team->leaders[p]);
-            if (h && pg_world.node_of[pe] == h->node && h->frag > acked[p] && h->frag <= next)
+            if (pg_world.node_of[pe] == from_node && h->frag > acked[p]) {
+                uint32_t slot = (h->frag - 1) % w.size;
+                /* A round trip: from a fragment's only send (Karn's rule) to the status
+                 * that first counts it, when that is a progress report (it follows at once
+                 * the fragment it counts last). */
+                if (h->hint == PROGRESS && !w.resent[slot])
+                    pg_rtt_sample(&mc->rtt, pg_now_ns() - w.sent_at[slot]);
                 acked[p] = h->frag;
+            }
             if (p != team->my_leader && !done[p] && pg_coll_take(team, pe, 1)) {
                 done[p] = 1;
                 acked[p] = nfrags;
@@ -284,11 +446,7 @@ void pg_coll_mcast_send(struct pangea_team *team, const void *from, size_t nbyte
         for (int p = 0; p < n; p++)
             if (p != team->my_leader && acked[p] < low)
                 low = acked[p];
-        uint64_t now = pg_now_ns();
-        if (low > base) {
-            base = low;
-            moved = now;
-        }
+        base = low > base ? low : base;
         if (base == nfrags) {
             /* Every leader has said it holds everything, after its signal left: wait for it. */
             for (int p = 0; p < n; p++)
@@ -296,14 +454,13 @@ void pg_coll_mcast_send(struct pangea_team *team, const void *from, size_t nbyte
                     pg_coll_wait(team, pg_team_pe(team, team->leaders[p]), 1);
             break;
         }
-        if (h && h->kind == NACK && h->frag < next)
-            resend(mc, from, nbytes, h->frag, h->frag + 1, nfrags);
-        else if (base < next && now - moved > resend_ns && now - resent > resend_ns) {
-            resend(mc, from, nbytes, base, next, nfrags);
-            resent = now;
-        }
+        if (h && h->frag < nfrags)
+            resend_missing(mc, &w, h, from, nbytes, base, next, nfrags);
     }
     count(&broadcasts_sent, 1);
+    free(w.sent_at);
+    free(w.frag);
+    free(w.resent);
     free(acked);
     free(done);
 }
@@ -311,44 +468,51 @@ void pg_coll_mcast_send(struct pangea_team *team, const void *from, size_t nbyte
 void pg_coll_mcast_receive(struct pangea_team *team, void *dest, size_t nbytes, int sender_pe)
 {
     struct pg_coll_mcast *mc = team->mcast;
-    uint32_t nfrags = fragments(mc, nbytes), have = 0, reported = 0;
+    uint32_t nfrags = fragments(mc, nbytes), have = 0, reported = 0, top = 0;
+    uint32_t window = (uint32_t)pg_cfg.mcast_window;
     char *held = calloc(nfrags, 1);
     if (!held)
         pg_fatal("shmem_broadcast", "out of memory for %u fragments' marks", nfrags);
-    uint64_t nacked = 0;
-    const uint64_t nack_ns = RESEND_MS * 500000ull;
-    int heard;
+    /* Until the sender says how long a round trip takes, its first resend timeout. */
+    uint64_t quiet_ns = QUIET_RTOS * FIRST_RTO_NS, last = pg_now_ns();
     while (have < nfrags) {
-        const struct datagram_head *h = next_datagram(mc, 1, nfrags, RESEND_MS, &heard);
-        if (!heard) {
-            /* Quiet (or not ours): say where I stand, in case my ACKs were lost. */
-            send_control(mc, ACK, have, nfrags);
-            continue;
+        uint64_t now = pg_now_ns();
+        if (now - last >= quiet_ns) {
+            /* Nothing new for a while: say where I stand (lost fragments at the end, or my
+             * statuses lost). */
+            send_status(mc, have, nfrags, held, QUIET);
+            last = now;
         }
+        int timeout_ms = (int)((quiet_ns - (now - last)) / 1000000) + 1;
+        const struct datagram_head *h = next_datagram(mc, DATA, nfrags, timeout_ms);
         if (!h)
             continue;
         size_t off = (size_t)h->frag * mc->payload;
         size_t expect = nbytes - off < mc->payload ? nbytes - off : mc->payload;
-        if (h->frag >= nfrags || h->len != expect)
+        if (h->frag >= nfrags || h->len != expect || held[h->frag])
             continue;
-        if (!held[h->frag]) {
-            memcpy((char *)dest + off, h + 1, h->len);
-            held[h->frag] = 1;
-        }
+        memcpy((char *)dest + off, h + 1, h->len);
+        held[h->frag] = 1;
+        mc->missed += h->frag < top;
+        last = pg_now_ns();
+        if (h->hint)
+            quiet_ns = h->hint * 100000ull;
         uint32_t f = h->frag;
         while (have < nfrags && held[have])
             have++;
-        uint64_t now = pg_now_ns();
-        if (have < nfrags && f > have && now - nacked > nack_ns) {
-            send_control(mc, NACK, have, nfrags);
-            nacked = now;
-        } else if (have - reported >= WINDOW / 2 && have < nfrags) {
-            send_control(mc, ACK, have, nfrags);
+        if (have < nfrags && f > top) {
+            /* A gap opened before this fragment: name what is missing at once. */
+            send_status(mc, have, nfrags, held, GAP);
+            reported = have;
+        } else if (have - reported >= window / 2 && have < nfrags) {
+            send_status(mc, have, nfrags, held, PROGRESS);
             reported = have;
         }
+        top = f + 1 > top ? f + 1 : top;
     }
-    free(held);
-    /* The signal first: on the final ACK the root's leader waits for the signal. */
+    mc->received += nfrags;
+    /* The signal first: on the final status the root's leader waits for the signal. */
     pg_coll_notify(team, sender_pe);
-    send_control(mc, ACK, nfrags, nfrags);
+    send_status(mc, nfrags, nfrags, held, PROGRESS);
+    free(held);
 }

@@ -104,9 +104,10 @@ struct link {
     uint16_t order;               /* the number of my next ordered request there */
     uint16_t acked;               /* my oldest number there that may not be done */
     uint8_t state, release_due, wants_more;
-    /* With retransmission on: the round trip measured (Jacobson/Karels, nanoseconds; 0: no
-     * sample yet) and when the grant was last asked for. */
-    uint64_t srtt, rttvar, asked_ns;
+    /* With retransmission on: the round trip measured and when the grant was last asked
+     * for. */
+    struct pg_rtt rtt;
+    uint64_t asked_ns;
 };
 
 /* Small puts to one node not yet sent: records (struct pg_ds_record and data), counted once
@@ -281,15 +282,7 @@ static void measure_round_trip(struct link *l, const struct sent *r)
 {
     if (r->attempt || r->streamed)
         return;
-    uint64_t sample = pg_now_ns() - r->sent_ns;
-    if (!l->srtt) {
-        l->srtt = sample;
-        l->rttvar = sample / 2;
-        return;
-    }
-    uint64_t error = sample > l->srtt ? sample - l->srtt : l->srtt - sample;
-    l->rttvar = (3 * l->rttvar + error) / 4;
-    l->srtt = (7 * l->srtt + sample) / 8;
+    pg_rtt_sample(&l->rtt, pg_now_ns() - r->sent_ns);
 }
 
 static void sent_finish(int node, uint16_t order)
@@ -502,7 +495,7 @@ static fi_addr_t path_to(int node)
 static uint64_t timeout_ns(const struct link *l, unsigned attempt)
 {
     uint64_t floor = (uint64_t)pg_cfg.retransmit_min_us * 1000;
-    uint64_t t = l->srtt ? l->srtt + 4 * l->rttvar : 4 * floor;
+    uint64_t t = l->rtt.srtt ? l->rtt.srtt + 4 * l->rtt.rttvar : 4 * floor;
     t = t < floor ? floor : t;
     t <<= attempt < 10 ? attempt : 10;
     return t < RETRANSMIT_MAX_NS ? t : RETRANSMIT_MAX_NS;

@@ -25,6 +25,18 @@ uint64_t pg_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+void pg_rtt_sample(struct pg_rtt *r, uint64_t sample)
+{
+    if (!r->srtt) {
+        r->srtt = sample;
+        r->rttvar = sample / 2;
+        return;
+    }
+    uint64_t error = sample > r->srtt ? sample - r->srtt : r->srtt - sample;
+    r->rttvar = (3 * r->rttvar + error) / 4;
+    r->srtt = (7 * r->srtt + sample) / 8;
+}
+
 void pg_phases_begin(void)
 {
     for (int p = 0; p < PG_PHASE_COUNT; p++) {

@@ -89,6 +89,10 @@
       "Broadcasts between nodes by multicast: auto (where it can be joined), on, or off")   \
     X(mcast_min_nodes, INT, "PANGEA_MCAST_MIN_NODES", "2", COLLECTIVES,                     \
       "Teams spanning fewer nodes than this broadcast by the point-to-point tree")          \
+    X(mcast_window, INT, "PANGEA_MCAST_WINDOW", "64", COLLECTIVES,                          \
+      "Multicast fragments a broadcast's root sends beyond the lowest all nodes hold")      \
+    X(mcast_max_loss, INT, "PANGEA_MCAST_MAX_LOSS", "10", COLLECTIVES,                      \
+      "Percent of multicast fragments resent above which a team falls back to the tree")    \
     X(armci_group_heap, SIZE, "PANGEA_ARMCI_GROUP_HEAP", "32M", ARMCI,                      \
       "Least growth of a process's area for ARMCI_Malloc_group over process subsets")
 
@@ -289,6 +293,13 @@ void pg_wait_end(struct pg_waiter *w);
 
 /* Nanoseconds of CLOCK_MONOTONIC (waiting's measures, startup phase timing). */
 uint64_t pg_now_ns(void);
+
+/* A round trip estimated as TCP's (Jacobson/Karels), in nanoseconds; srtt 0: no sample yet.
+ * pg_rtt_sample adds one measurement. */
+struct pg_rtt {
+    uint64_t srtt, rttvar;
+};
+void pg_rtt_sample(struct pg_rtt *r, uint64_t sample);
 
 /* Polls before a waiter blocks (sleeps or yields), set at init and adapted as it runs. */
 extern long long pg_wait_spin_polls;

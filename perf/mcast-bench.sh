@@ -1,0 +1,56 @@
+#!/bin/bash
+# Broadcast between emulated nodes, multicast against the tree (issue 27, item 4): perf/mcast_bench
+# (bytes all nodes' links transmitted per broadcast, and latency) for 8 B, 64 KiB and 4 MiB from
+# PE 0 to NODES emulated nodes x 1 PE, each node count run with PANGEA_MCAST=on, PANGEA_MCAST=off
+# (the point-to-point tree) and Open MPI's OSHMEM (UCX over TCP on the same links; skipped
+# without oshcc, and above 8 nodes: there its 8 B broadcasts alone outlast the 300 s limit on 2
+# cores), in that order, ROUNDS times.
+#   perf/mcast-bench.sh [BUILD_DIR] [ROUNDS] [NODES...] > perf/results/mcast-bench-DATE.txt
+# With MCAST_WINDOWS="16 32 ..." it runs multicast only, once per PANGEA_MCAST_WINDOW given.
+# Needs root (namespaces) and a built tree (make all bench). Default nodes: 2 4 8 16.
+set -u
+BUILD=${1:-build}
+ROUNDS=${2:-1}
+shift $(($# < 2 ? $# : 2))
+NODE_COUNTS=${*:-2 4 8 16}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(dirname "$HERE")
+RUN="$ROOT/tests/netns/netns-run.sh"
+cd "$ROOT" || exit 1
+[[ -x $BUILD/perf/mcast_bench ]] || { echo "mcast-bench.sh: build first (make all bench)" >&2; exit 2; }
+OMPI_BENCH=/tmp/mcast_bench_ompi.$$
+have_oshmem=0
+if command -v oshcc >/dev/null && oshcc -O3 -o "$OMPI_BENCH" perf/mcast_bench.c 2>/dev/null; then
+    have_oshmem=1
+fi
+trap 'rm -f "$OMPI_BENCH"' EXIT
+export OMPI_MCA_hwloc_base_binding_policy=none
+
+# run IMPL NODES: one mcast_bench run on NODES x 1 PE, its lines prefixed by what ran.
+run() {
+    local impl=$1 nodes=$2
+    case $impl in
+    multicast*)
+        local window=${impl#multicast}
+        env ${window:+PANGEA_MCAST_WINDOW=${window#-}} PANGEA_MCAST=on SHMEM_INFO=1 NETNS_TIMEOUT=300 \
+            "$RUN" "$nodes" 1 -- "$BUILD/perf/mcast_bench" ;;
+    tree) PANGEA_MCAST=off NETNS_TIMEOUT=300 "$RUN" "$nodes" 1 -- "$BUILD/perf/mcast_bench" ;;
+    oshmem) UCX_TLS=tcp,self NETNS_TIMEOUT=300 "$RUN" -o "$nodes" 1 -- "$OMPI_BENCH" ;;
+    esac 2>&1 | grep -E '^ *[0-9]+ +[0-9]+ +([0-9]|n/a)|retransmitted|fall back|TIMEOUT|rror' |
+        sed "s/^/$(printf '%-12s %2d  ' "$impl" "$nodes")/"
+}
+
+impls="multicast tree"
+((have_oshmem)) && impls="$impls oshmem"
+[[ -n ${MCAST_WINDOWS:-} ]] && impls=$(printf 'multicast-%s ' $MCAST_WINDOWS)
+echo "# mcast-bench.sh: $(date -u '+%F %T') UTC, $(nproc) cores, $ROUNDS rounds, nodes: $NODE_COUNTS"
+echo "# impl      nodes      bytes  iters  bytes/bcast     x size  median(us)  x (nodes-1)"
+for round in $(seq "$ROUNDS"); do
+    for nodes in $NODE_COUNTS; do
+        echo "## round $round, $nodes nodes x 1 PE (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+        for impl in $impls; do
+            [[ $impl == oshmem ]] && ((nodes > 8)) && continue
+            run "$impl" "$nodes"
+        done
+    done
+done
