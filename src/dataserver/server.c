@@ -931,10 +931,7 @@ static void *server_main(void *arg)
         if (n == 0) /* with waiters, awake to lend to those kept waiting too long */
             n = collect(s.waiters ? 10 : 1000);
         if (n > 0) {
-            /* A gap longer than the poll counts as the poll's length: one idle second
-             * (a phase of computation) must not stop the polling for the next ~70 requests. */
-            uint64_t gap = now_us() - last;
-            gap_avg = (7 * gap_avg + (gap < spin_max ? gap : spin_max)) / 8;
+            gap_avg = (7 * gap_avg + (now_us() - last)) / 8;
             spin_us = 2 * gap_avg <= spin_max ? spin_max : 0;
             serve_arrivals();
             last = now_us();
