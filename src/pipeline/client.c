@@ -138,7 +138,7 @@ _Static_assert(SENT_SLOTS == 2 * REQUESTS_PER_SERVER, "the window holds what is 
 /* What a grant keeps for the RELEASE that gives it back. */
 #define RELEASE_BYTES pg_ds_receive_bytes(sizeof(struct pg_ds_header))
 /* The first table of signalled PEs' addresses (client.peers). */
-#define PEER_SLOTS_MIN 8
+#define PEER_SLOTS_MIN 4
 
 static struct {
     pthread_mutex_t lock;
