@@ -14,13 +14,18 @@
  *                PE returns the corner to PE 0, which starts the next sweep. Reported as time
  *                per sweep, per row hand-off and MFlop/s (2 flops per point), verified against
  *                the closed form a(i,j) = i + j.
+ *   aftercompute a phase of computation (COMPUTE_S of busy work on every PE), then one
+ *                barrier and AFTER_HANDOFFS ping-pong hand-offs, each timed alone; repeated for
+ *                the test's seconds (at least 3 times). Reports the first barrier's and the
+ *                hand-offs' medians: what waking from a long quiet phase costs (a data server
+ *                that stopped polling in it). Not in the default set.
  * Each line: the median of the samples, the minimum, and the CPU PE 0's process used over the
  * test's wall time (user + system from getrusage: ~100% for a spinning waiter, ~0 for one
  * that sleeps; PE 0 takes part in every test), and how much of it its other threads used
  * (Pangea's data-server thread on the node's first PE, a library's progress threads). A sample
  * times a batch of operations that lasts >= 20 us.
  *
- * Options: -t TESTS (comma list: barrier,pingpong,pipeline; default all)
+ * Options: -t TESTS (comma list: barrier,pingpong,pipeline,aftercompute; default the first 3)
  *          -s SECONDS per test (default 1)
  */
 #define _GNU_SOURCE /* RUSAGE_THREAD */
@@ -38,6 +43,9 @@
 #define MAX_SAMPLES 4000
 #define PIPE_ROWS 256
 #define PIPE_COLS_PER_PE 64
+#define COMPUTE_S 1.0
+#define AFTER_HANDOFFS 20
+#define AFTER_REPEATS_MAX 64
 
 static long flag;
 static long pipe_flag[PIPE_ROWS];
@@ -135,6 +143,48 @@ static int pipeline_check(int me, int npes)
     return bad;
 }
 
+/* Busy work for `seconds` of wall time. */
+static double compute(double seconds)
+{
+    double x = 0, end = now() + seconds;
+    while (now() < end)
+        for (int i = 0; i < 1000; i++)
+            x += 1e-9 * i;
+    return x;
+}
+
+static void after_compute(int me, int npes, double seconds)
+{
+    static double barriers[AFTER_REPEATS_MAX], handoffs[AFTER_REPEATS_MAX * AFTER_HANDOFFS];
+    int repeats = (int)(seconds / COMPUTE_S);
+    repeats = repeats < 3 ? 3 : repeats > AFTER_REPEATS_MAX ? AFTER_REPEATS_MAX : repeats;
+    long seq = 0;
+    double sink = 0;
+    shmem_barrier_all();
+    for (int r = 0; r < repeats; r++) {
+        sink += compute(COMPUTE_S);
+        double t = now();
+        shmem_barrier_all();
+        barriers[r] = now() - t;
+        batch = 1;
+        for (int h = 0; h < AFTER_HANDOFFS; h++)
+            handoffs[r * AFTER_HANDOFFS + h] = pingpong_sample(me, npes, &seq);
+    }
+    shmem_barrier_all();
+    if (me == 0) {
+        int n = repeats * AFTER_HANDOFFS;
+        qsort(barriers, (size_t)repeats, sizeof *barriers, bench_compare);
+        qsort(handoffs, (size_t)n, sizeof *handoffs, bench_compare);
+        printf("barrier after %.0f s compute       %10.3f us  (min %.3f; %d samples)%s\n",
+               COMPUTE_S, barriers[repeats / 2] * 1e6, barriers[0] * 1e6, repeats,
+               sink < 0 ? " " : "");
+        printf("wait_until ping-pong after compute %10.3f us  (min %.3f; %d samples, the first "
+               "%d after each phase)\n",
+               handoffs[n / 2] * 1e6, handoffs[0] * 1e6, n, AFTER_HANDOFFS);
+        fflush(stdout);
+    }
+}
+
 static void run(const char *name, sample_fn sample, int me, int npes, double seconds,
                 double flops_per_op)
 {
@@ -193,7 +243,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-s") && i + 1 < argc)
             seconds = atof(argv[++i]);
         else {
-            fprintf(stderr, "usage: wait_bench [-t barrier,pingpong,pipeline] [-s SECONDS]\n");
+            fprintf(stderr, "usage: wait_bench [-t barrier,pingpong,pipeline,aftercompute] [-s "
+                            "SECONDS]\n");
             return 2;
         }
     }
@@ -219,6 +270,8 @@ int main(int argc, char **argv)
             status = 1;
         }
     }
+    if (strstr(tests, "aftercompute") && npes > 1)
+        after_compute(me, npes, seconds);
     shmem_barrier_all();
     shmem_finalize();
     return status;

@@ -137,6 +137,8 @@ _Static_assert(SENT_SLOTS == 2 * REQUESTS_PER_SERVER, "the window holds what is 
 #define SMALL_BUDGET (PG_DS_SMALL_IN_FLIGHT * pg_ds_receive_bytes(PG_DS_SMALL_MESSAGE))
 /* What a grant keeps for the RELEASE that gives it back. */
 #define RELEASE_BYTES pg_ds_receive_bytes(sizeof(struct pg_ds_header))
+/* The first table of signalled PEs' addresses (client.peers). */
+#define PEER_SLOTS_MIN 4
 
 static struct {
     pthread_mutex_t lock;
@@ -181,10 +183,16 @@ static struct {
     struct pg_ds_bounce bounce; /* a reply that landed misaligned, copied */
     int lock_waiters;           /* threads blocked in client_lock */
     /* Direct signals: where each PE leaves its endpoint's name (in its internal area), the
-     * address of each PE signalled so far (+ 1; 0: not looked up yet), and the signals this
-     * PE has applied (a waiter's sequence: pg_wait_net_seq). */
+     * addresses of the PEs signalled so far, and the signals this PE has applied (a waiter's
+     * sequence: pg_wait_net_seq). */
     size_t name_offset;
-    uint64_t *peer_addr; /* [npes] */
+    struct peer_table {
+        struct peer_slot {
+            int pe_plus1; /* 0: free */
+            fi_addr_t addr;
+        } * slots;
+        size_t capacity, count; /* capacity: 0 or a power of two, at least twice count */
+    } peers;
     uint32_t signals;
 } c = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -1502,11 +1510,53 @@ int pg_pipe_direct_signals(void)
     return c.ep && !c.reliable;
 }
 
+/* The slots of a table holding count PEs: a PE signals few others (its syncs' partners), so
+ * the table grows with those, not with the job. */
+static size_t peer_slots(size_t count)
+{
+    size_t slots = count ? PEER_SLOTS_MIN : 0;
+    while (slots && slots < 2 * count)
+        slots *= 2;
+    return slots;
+}
+
+/* pe's slot: where it is, or the free slot where it goes. */
+static struct peer_slot *peer_slot(const struct peer_table *t, int pe)
+{
+    size_t mask = t->capacity - 1;
+    for (size_t i = (((size_t)pe * 0x9e3779b97f4a7c15ull) >> 32) & mask;; i = (i + 1) & mask)
+        if (t->slots[i].pe_plus1 == pe + 1 || !t->slots[i].pe_plus1)
+            return &t->slots[i];
+}
+
+static void peer_remember(int pe, fi_addr_t addr)
+{
+    struct peer_table *t = &c.peers;
+    size_t capacity = peer_slots(t->count + 1);
+    if (capacity != t->capacity) {
+        struct peer_table grown = {.slots = calloc(capacity, sizeof *grown.slots),
+                                   .capacity = capacity,
+                                   .count = t->count};
+        if (!grown.slots)
+            pg_fatal("collective", "out of memory for the addresses of %zu PEs", capacity);
+        for (size_t i = 0; i < t->capacity; i++)
+            if (t->slots[i].pe_plus1)
+                *peer_slot(&grown, t->slots[i].pe_plus1 - 1) = t->slots[i];
+        free(t->slots);
+        *t = grown;
+    }
+    *peer_slot(t, pe) = (struct peer_slot){.pe_plus1 = pe + 1, .addr = addr};
+    t->count++;
+}
+
 /* pe's endpoint, fetched from its internal area on the first signal to it. Lock held. */
 static fi_addr_t peer_address(int pe)
 {
-    if (c.peer_addr[pe])
-        return c.peer_addr[pe] - 1;
+    if (c.peers.count) {
+        struct peer_slot *known = peer_slot(&c.peers, pe);
+        if (known->pe_plus1)
+            return known->addr;
+    }
     struct {
         uint64_t len;
         char name[PG_NET_ADDR_MAX];
@@ -1517,8 +1567,9 @@ static fi_addr_t peer_address(int pe)
     wait_until(get_done, &call);
     if (!theirs.len || theirs.len > PG_NET_ADDR_MAX)
         pg_fatal("collective", "PE %d has published no endpoint address", pe);
-    c.peer_addr[pe] = pg_net_av_insert(c.ep, theirs.name) + 1;
-    return c.peer_addr[pe] - 1;
+    fi_addr_t addr = pg_net_av_insert(c.ep, theirs.name);
+    peer_remember(pe, addr);
+    return addr;
 }
 
 void pg_pipe_signal(int pe, int seg, size_t offset, uint64_t value, int ordered)
@@ -1749,9 +1800,8 @@ void pipe_client_open(const char (*server_names)[PG_NET_ADDR_MAX], size_t name_b
     c.server_names = malloc((size_t)nnodes * name_bytes);
     c.server_pe = malloc((size_t)nnodes * sizeof *c.server_pe);
     c.node_size = calloc((size_t)nnodes, sizeof *c.node_size);
-    c.peer_addr = calloc((size_t)pg_world.npes, sizeof *c.peer_addr);
     if (!c.region || !c.pending || !c.links || !c.batches || !c.open_batches || !c.server_names ||
-        !c.server_pe || !c.node_size || !c.peer_addr)
+        !c.server_pe || !c.node_size)
         pg_fatal("shmem_init", "out of memory for the network client");
     for (int node = 0; node < nnodes; node++)
         memcpy(c.server_names + (size_t)node * name_bytes, server_names[node], name_bytes);
@@ -1867,8 +1917,8 @@ void pipe_client_close(void)
     pg_ds_bounce_free(&c.bounce);
     free(c.server_pe);
     free(c.node_size);
-    free(c.peer_addr);
-    c.peer_addr = NULL;
+    free(c.peers.slots);
+    c.peers = (struct peer_table){0};
     c.ep = NULL;
     c.links = NULL; /* closed: lock_for_request tells a request so */
     c.region_mr = NULL;
@@ -1886,7 +1936,8 @@ struct pg_pipe_counts pg_pipe_memory(struct pg_pipe_bytes *bytes)
     client_lock();
     struct pg_pipe_counts n = {.npes = (size_t)pg_world.npes,
                                .nnodes = (size_t)pg_world.nnodes,
-                               .name_bytes = c.name_bytes};
+                               .name_bytes = c.name_bytes,
+                               .signalled = c.peers.count};
     for (int node = 0; node < pg_world.nnodes; node++) {
         n.contacted += c.links[node].sent != NULL;
         n.batch_bytes += c.batches[node].capacity;
@@ -1901,7 +1952,7 @@ struct pg_pipe_counts pg_pipe_memory(struct pg_pipe_bytes *bytes)
         .sent = n.contacted * SENT_SLOTS * sizeof(struct sent),
         .batches = n.batch_bytes,
         .regions = regions_bytes(&n),
-        .peers = (size_t)pg_world.npes * sizeof *c.peer_addr,
+        .peers = c.peers.capacity * sizeof *c.peers.slots,
     };
     pthread_mutex_unlock(&c.lock);
     bytes->total = bytes->send_region + bytes->replies + bytes->pending + bytes->links +
@@ -1920,11 +1971,21 @@ struct pg_pipe_bytes pg_pipe_model(const struct pg_pipe_counts *n)
         .sent = n->contacted * SENT_SLOTS * sizeof(struct sent),
         .batches = n->batch_bytes,
         .regions = regions_bytes(n),
-        .peers = n->npes * sizeof(uint64_t),
+        .peers = peer_slots(n->signalled) * sizeof(struct peer_slot),
     };
     b.total =
         b.send_region + b.replies + b.pending + b.links + b.sent + b.batches + b.regions + b.peers;
     return b;
+}
+
+/* The node leaders a leader signals in a sync over all PEs without switches (a dissemination
+ * among the leaders: one per round). Teams of other shapes add theirs when they sync. */
+static size_t sync_partners(size_t nnodes)
+{
+    size_t rounds = 0;
+    for (size_t d = 1; d < nnodes; d <<= 1)
+        rounds++;
+    return rounds;
 }
 
 struct pg_pipe_counts pg_pipe_worst(size_t npes, size_t pes_per_node)
@@ -1941,5 +2002,6 @@ struct pg_pipe_counts pg_pipe_worst(size_t npes, size_t pes_per_node)
                                    .contacted = nnodes < in_use ? nnodes : in_use,
                                    .batch_bytes = (nnodes < batches ? nnodes : batches) * batch,
                                    .region_pes = pg_cfg.direct_rma_threshold ? npes : 0,
-                                   .name_bytes = PG_NET_ADDR_MAX};
+                                   .name_bytes = PG_NET_ADDR_MAX,
+                                   .signalled = sync_partners(nnodes)};
 }

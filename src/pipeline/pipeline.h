@@ -124,10 +124,12 @@ struct pg_pipe_counts {
     size_t region_pes;  /* PEs whose direct RMA regions are known */
     size_t grown_pes;   /* of those, PEs whose grown heap parts' regions are known */
     size_t name_bytes;  /* of each server's name (the job's longest; worst: PG_NET_ADDR_MAX) */
+    size_t signalled;   /* PEs whose endpoint addresses are known, for direct signals (worst: a
+                         * node leader's partners in the world's syncs) */
 };
 struct pg_pipe_bytes {
     size_t send_region, replies, pending, links, sent, batches, regions;
-    size_t peers; /* the endpoint address of every PE, for direct signals */
+    size_t peers; /* the endpoint addresses of the PEs signalled, for direct signals */
     size_t total;
 };
 struct pg_pipe_counts pg_pipe_memory(struct pg_pipe_bytes *bytes);

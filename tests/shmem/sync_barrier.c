@@ -6,7 +6,11 @@
  *   synchronizes, and gets its right neighbour's; atomic increments completed by quiet before
  *   the sync must all be visible.
  * - fence orders a put (blocking, nbi, ctx) before the atomic_set of a flag to the same PE: the
- *   receiver waits for the flag and must find the whole payload; quiet likewise. */
+ *   receiver waits for the flag and must find the whole payload; quiet likewise.
+ * - team_sync between every pair of PEs (a team of two per pair): each stores a word for its
+ *   partner, syncs the pair, and gets the partner's word for it. Across nodes each pair's sync
+ *   is a direct signal to the partner, so a PE signals every PE of the other nodes and its
+ *   table of their addresses grows (2 nodes x 4 PEs and more). */
 #include "check.h"
 
 #define ITERS 1000
@@ -123,6 +127,48 @@ static void fence_orders_put_and_flag(void)
     shmem_free(data);
 }
 
+#define PAIR_ROUNDS 4
+
+/* Each PE syncs its pairs in one global order (pair (i, j), i < j, lexicographic): the first
+ * pair not done always has both members ready, so no cycle of waits forms. */
+static void pair_syncs(void)
+{
+    shmem_team_t *pair = malloc((size_t)npes * sizeof *pair);
+    long *word = shmem_calloc(2 * (size_t)npes, sizeof(long));
+    long wrong = 0, syncs = 0;
+    for (int i = 0; i < npes; i++)
+        for (int j = i + 1; j < npes; j++) {
+            shmem_team_t t = SHMEM_TEAM_INVALID;
+            int rc = shmem_team_split_strided(SHMEM_TEAM_WORLD, i, j - i, 2, NULL, 0, &t);
+            CHECK(rc == 0, "team_split_strided(%d, %d, 2) returned %d", i, j - i, rc);
+            if (me == i || me == j)
+                pair[me == i ? j : i] = t;
+        }
+    for (int round = 0; round < PAIR_ROUNDS; round++) {
+        long *slot = word + (round % 2) * npes; /* slot[p]: my word for partner p */
+        for (int i = 0; i < npes; i++)
+            for (int j = i + 1; j < npes; j++) {
+                if (me != i && me != j)
+                    continue;
+                int partner = me == i ? j : i;
+                slot[partner] = value(me, round, partner);
+                shmem_team_sync(pair[partner]);
+                wrong += shmem_long_g(&slot[me], partner) != value(partner, round, me);
+                syncs++;
+            }
+    }
+    CHECK(wrong == 0, "pair syncs: %ld partners' words not visible after the sync", wrong);
+    CHECK(syncs == (long)PAIR_ROUNDS * (npes - 1), "pair syncs: %ld syncs, want %ld", syncs,
+          (long)PAIR_ROUNDS * (npes - 1));
+    for (int i = 0; i < npes; i++)
+        for (int j = i + 1; j < npes; j++)
+            if (me == i || me == j)
+                shmem_team_destroy(pair[me == i ? j : i]);
+    shmem_barrier_all();
+    shmem_free(word);
+    free(pair);
+}
+
 int main(void)
 {
     shmem_init();
@@ -134,6 +180,7 @@ int main(void)
     barrier_orders_puts();
     sync_publishes_stores();
     fence_orders_put_and_flag();
+    pair_syncs();
 
     int rc = check_finish();
     shmem_finalize();
