@@ -435,9 +435,9 @@ void pg_coll_mcast_send(struct pangea_team *team, const void *from, size_t nbyte
     if (!acked || !done || !w.sent_at || !w.frag || !w.resent)
         pg_fatal("shmem_broadcast", "out of memory for %d nodes' acknowledgements", n);
     while (remaining > 0) {
-        /* One fragment, then one datagram taken: my own fragments come back to me too, and
-         * taken as they come they never fill the socket's buffer, where the statuses behind
-         * them would be dropped. */
+        /* One fragment, then one datagram taken: statuses, and my own fragments where the
+         * provider loops them back; taken as they come they never fill the socket's buffer,
+         * where the statuses behind them would be dropped. */
         int more = next < nfrags && next < base + w.size;
         if (more)
             send_fragment(mc, &w, from, nbytes, next++, nfrags);

@@ -84,11 +84,14 @@ int pg_mcast_offered(char *provider, size_t len)
 
 /* A provider that sends through a kernel socket (udp) leaves its receive buffer at the
  * system's default (net.core.rmem_default, some 200 KB): a window of datagrams beyond it is
- * dropped on arrival while the receiver waits for a CPU. libfabric does not hand out the
- * socket, so it is found as this process's datagram socket bound to the channel's port, and
- * its buffer raised to recv_bytes (the kernel caps it at net.core.rmem_max). The buffer it
- * got, 0 where no such socket is (verbs UD). */
-static size_t raise_receive_buffer(uint16_t port, int recv_bytes)
+ * dropped on arrival while the receiver waits for a CPU. And the kernel loops every datagram
+ * sent back to the sender's own socket, a copy and a receive per datagram that the sender
+ * only throws away (no other socket of the node can share the port: a second one cannot
+ * bind it). libfabric does not hand out the socket, so it is found as this process's datagram
+ * socket bound to the channel's port: its buffer is raised to recv_bytes (the kernel caps it
+ * at net.core.rmem_max) and the loop turned off. The buffer it got, 0 where no such socket is
+ * (verbs UD). */
+static size_t tune_socket(uint16_t port, int recv_bytes)
 {
     DIR *dir = opendir("/proc/self/fd");
     if (!dir)
@@ -104,7 +107,9 @@ static size_t raise_receive_buffer(uint16_t port, int recv_bytes)
             continue;
         int size = 0;
         socklen_t slen = sizeof size;
+        unsigned char loop = 0;
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &recv_bytes, sizeof recv_bytes);
+        setsockopt(fd, IPPROTO_IP, IP_MULTICAST_LOOP, &loop, sizeof loop);
         if (!getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, &slen))
             got = (size_t)size;
         break;
@@ -181,7 +186,7 @@ struct pg_mcast *pg_mcast_open(uint32_t group, uint16_t port, size_t datagram, c
         return NULL;
     }
     m->group = fi_mc_addr(m->mc);
-    m->recv_buffer = raise_receive_buffer(port, RECV_BUFFER);
+    m->recv_buffer = tune_socket(port, RECV_BUFFER);
     m->datagram = datagram ? datagram : m->info->ep_attr->max_msg_size;
     m->recv_buf = malloc(m->datagram);
     if (!m->recv_buf || (rc = post_recv(m))) {

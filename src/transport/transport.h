@@ -174,9 +174,10 @@ size_t pg_mcast_max_msg(const struct pg_mcast *m);
  * lets it), 0 when the provider keeps none that can be found. */
 size_t pg_mcast_recv_buffer(const struct pg_mcast *m);
 const char *pg_mcast_provider(const struct pg_mcast *m);
-/* Sends one datagram (the iov's bytes together, at most pg_mcast_max_msg) to the group,
- * the sender's own node included (it receives its datagrams too); returns when its buffers
- * may be reused. 0, or a negative libfabric error. */
+/* Sends one datagram (the iov's bytes together, at most pg_mcast_max_msg) to the group
+ * (the sender may receive its own datagrams too: the udp socket's loop is turned off, other
+ * providers may deliver them); returns when its buffers may be reused. 0, or a negative libfabric
+ * error. */
 int pg_mcast_send(struct pg_mcast *m, const struct iovec *iov, size_t count);
 /* Receives the next datagram into buf (at most len bytes), sleeping up to timeout_ms for
  * one; its length, 0 when none came. */
