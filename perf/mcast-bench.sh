@@ -7,6 +7,9 @@
 # cores), in that order, ROUNDS times.
 #   perf/mcast-bench.sh [BUILD_DIR] [ROUNDS] [NODES...] > perf/results/mcast-bench-DATE.txt
 # With MCAST_WINDOWS="16 32 ..." it runs multicast only, once per PANGEA_MCAST_WINDOW given.
+# With MCAST_DATAGRAMS="0 8972 ..." it runs multicast once per PANGEA_MCAST_DATAGRAM given
+# (0: the provider's), then the tree and OSHMEM. MCAST_MTU=N gives every node's link that MTU
+# (netns-run.sh --mtu), for every implementation alike. MCAST_OSHMEM=0 leaves OSHMEM out.
 # Needs root (namespaces) and a built tree (make all bench). Default nodes: 2 4 8 16.
 set -u
 BUILD=${1:-build}
@@ -30,20 +33,26 @@ export OMPI_MCA_hwloc_base_binding_policy=none
 run() {
     local impl=$1 nodes=$2
     case $impl in
+    multicast-d*)
+        env PANGEA_MCAST_DATAGRAM="${impl#multicast-d}" PANGEA_MCAST=on SHMEM_INFO=1 NETNS_TIMEOUT=300 \
+            "$RUN" "${mtu[@]}" "$nodes" 1 -- "$BUILD/perf/mcast_bench" ;;
     multicast*)
         local window=${impl#multicast}
         env ${window:+PANGEA_MCAST_WINDOW=${window#-}} PANGEA_MCAST=on SHMEM_INFO=1 NETNS_TIMEOUT=300 \
-            "$RUN" "$nodes" 1 -- "$BUILD/perf/mcast_bench" ;;
-    tree) PANGEA_MCAST=off NETNS_TIMEOUT=300 "$RUN" "$nodes" 1 -- "$BUILD/perf/mcast_bench" ;;
-    oshmem) UCX_TLS=tcp,self NETNS_TIMEOUT=300 "$RUN" -o "$nodes" 1 -- "$OMPI_BENCH" ;;
+            "$RUN" "${mtu[@]}" "$nodes" 1 -- "$BUILD/perf/mcast_bench" ;;
+    tree) PANGEA_MCAST=off NETNS_TIMEOUT=300 "$RUN" "${mtu[@]}" "$nodes" 1 -- "$BUILD/perf/mcast_bench" ;;
+    oshmem) UCX_TLS=tcp,self NETNS_TIMEOUT=300 "$RUN" -o "${mtu[@]}" "$nodes" 1 -- "$OMPI_BENCH" ;;
     esac 2>&1 | grep -E '^ *[0-9]+ +[0-9]+ +([0-9]|n/a)|retransmitted|fall back|TIMEOUT|rror' |
         sed "s/^/$(printf '%-12s %2d  ' "$impl" "$nodes")/"
 }
 
+mtu=()
+[[ -n ${MCAST_MTU:-} ]] && mtu=(--mtu "$MCAST_MTU")
 impls="multicast tree"
-((have_oshmem)) && impls="$impls oshmem"
+[[ -n ${MCAST_DATAGRAMS:-} ]] && impls="$(printf 'multicast-d%s ' $MCAST_DATAGRAMS)tree"
+((have_oshmem)) && [[ ${MCAST_OSHMEM:-1} != 0 ]] && impls="$impls oshmem"
 [[ -n ${MCAST_WINDOWS:-} ]] && impls=$(printf 'multicast-%s ' $MCAST_WINDOWS)
-echo "# mcast-bench.sh: $(date -u '+%F %T') UTC, $(nproc) cores, $ROUNDS rounds, nodes: $NODE_COUNTS"
+echo "# mcast-bench.sh: $(date -u '+%F %T') UTC, $(nproc) cores, $ROUNDS rounds, nodes: $NODE_COUNTS, MTU ${MCAST_MTU:-1500}"
 echo "# impl      nodes      bytes  iters  bytes/bcast     x size  median(us)  x (nodes-1)"
 for round in $(seq "$ROUNDS"); do
     for nodes in $NODE_COUNTS; do

@@ -28,6 +28,8 @@
 #define GROUP_BASE 0xefc00000u
 #define PORT_BASE 20000
 #define PORT_RANGE 20000
+/* The largest datagram asked for: an IPv4 UDP datagram's most. */
+#define MAX_DATAGRAM 65507
 /* The losses are checked at these broadcasts of a team, then every LOSS_CHECK_EVERY, by the
  * leaders that received at least LOSS_SAMPLE fragments since they last counted. */
 #define FIRST_LOSS_CHECK 8
@@ -58,6 +60,7 @@ struct pg_coll_mcast {
     int state;
     struct pg_mcast *channel; /* a node leader's, once joined */
     size_t payload;           /* data bytes per fragment */
+    uint32_t window;          /* fragments in flight: PANGEA_MCAST_WINDOW, or fewer */
     char *datagram;           /* [pg_mcast_max_msg] */
     uint32_t tag, seq, next_check;
     /* The sender's round trip: a fragment a receiver misses goes again once a resend
@@ -112,6 +115,12 @@ void pg_coll_mcast_init(void)
                  "PANGEA_MCAST_WINDOW is %lld; it must be 2 to 1024 (multicast fragments in "
                  "flight)",
                  pg_cfg.mcast_window);
+    if (pg_cfg.mcast_datagram != 0 &&
+        (pg_cfg.mcast_datagram < 64 || pg_cfg.mcast_datagram > MAX_DATAGRAM))
+        pg_fatal("shmem_init",
+                 "PANGEA_MCAST_DATAGRAM is %lld; it must be 0 (the provider's largest) or 64 to "
+                 "%d (bytes per multicast datagram)",
+                 (long long)pg_cfg.mcast_datagram, MAX_DATAGRAM);
     if (pg_cfg.mcast_max_loss < 0 || pg_cfg.mcast_max_loss > 100)
         pg_fatal("shmem_init",
                  "PANGEA_MCAST_MAX_LOSS is %lld; it must be 0 to 100 (percent of multicast "
@@ -132,7 +141,7 @@ void pg_coll_mcast_init(void)
     if (pg_world.local_rank == 0) {
         char why[256];
         struct pg_mcast *probe =
-            pg_mcast_open(group_of(job_tag), port_of(job_tag), why, sizeof why);
+            pg_mcast_open(group_of(job_tag), port_of(job_tag), 0, why, sizeof why);
         if (!probe)
             pg_fatal("shmem_init",
                      "PANGEA_MCAST=on, but this node cannot join a multicast group: %s", why);
@@ -197,9 +206,10 @@ static void decide(struct pangea_team *team, struct pg_coll_mcast *mc)
 {
     mc->tag = team_tag(team);
     char why[256] = "";
-    uint64_t joined = 1;
+    uint64_t joined = 1, buffer = UINT64_MAX;
     if (team->my_local == 0) {
-        mc->channel = pg_mcast_open(group_of(mc->tag), port_of(mc->tag), why, sizeof why);
+        mc->channel = pg_mcast_open(group_of(mc->tag), port_of(mc->tag),
+                                    (size_t)pg_cfg.mcast_datagram, why, sizeof why);
         if (mc->channel && pg_mcast_max_msg(mc->channel) <=
                                sizeof(struct datagram_head) + (size_t)pg_cfg.mcast_window / 8) {
             snprintf(why, sizeof why, "datagrams of %zu bytes are too small (provider %s)",
@@ -213,6 +223,8 @@ static void decide(struct pangea_team *team, struct pg_coll_mcast *mc)
             mc->datagram = malloc(pg_mcast_max_msg(mc->channel));
             if (!mc->datagram)
                 pg_fatal("shmem_broadcast", "out of memory for a multicast datagram");
+            if (pg_mcast_recv_buffer(mc->channel))
+                buffer = pg_mcast_recv_buffer(mc->channel);
         } else {
             joined = 0;
         }
@@ -229,10 +241,21 @@ static void decide(struct pangea_team *team, struct pg_coll_mcast *mc)
         use_tree(team, mc, "a node could not join");
         return;
     }
+    /* A window beyond the smallest receive buffer would be dropped on arrival whenever a
+     * receiver is slow to run: at most half the buffer (the kernel counts its own overhead
+     * in it, about as much again per datagram). The leaders compute the same. */
+    buffer = team_reduce(team, buffer, combine_u64_min);
+    mc->window = (uint32_t)pg_cfg.mcast_window;
+    uint64_t fit = buffer / 2 / (sizeof(struct datagram_head) + mc->payload);
+    if (fit < mc->window)
+        mc->window = fit < 2 ? 2 : (uint32_t)fit;
     mc->state = MCAST_JOINED;
     if (pg_cfg.info && team->my_pe == 0)
-        fprintf(stderr, "pangea: PE %d: broadcasts of the team of %d PEs on %d nodes: %s\n",
-                pg_world.me, team->size, team->nleaders, "multicast between nodes");
+        fprintf(stderr,
+                "pangea: PE %d: broadcasts of the team of %d PEs on %d nodes: multicast between "
+                "nodes (window of %u fragments, smallest receive buffer %llu bytes)\n",
+                pg_world.me, team->size, team->nleaders, mc->window,
+                buffer == UINT64_MAX ? 0ull : (unsigned long long)buffer);
 }
 
 /* At the team's broadcasts FIRST_LOSS_CHECK, twice that, ... and then every LOSS_CHECK_EVERY,
@@ -302,7 +325,7 @@ static void send_datagram(struct pg_coll_mcast *mc, struct datagram_head *h, con
 static void send_status(struct pg_coll_mcast *mc, uint32_t have, uint32_t nfrags, const char *held,
                         enum status_reason why)
 {
-    uint32_t window = (uint32_t)pg_cfg.mcast_window;
+    uint32_t window = mc->window;
     uint8_t bits[1024 / 8] = {0};
     for (uint32_t k = 0; k < window && have + k < nfrags; k++)
         if (held[have + k])
@@ -403,7 +426,7 @@ void pg_coll_mcast_send(struct pangea_team *team, const void *from, size_t nbyte
     struct pg_coll_mcast *mc = team->mcast;
     uint32_t nfrags = fragments(mc, nbytes), next = 0, base = 0;
     int n = team->nleaders, remaining = n - 1;
-    struct window w = {.size = (uint32_t)pg_cfg.mcast_window};
+    struct window w = {.size = mc->window};
     w.sent_at = calloc(w.size, sizeof *w.sent_at);
     w.frag = calloc(w.size, sizeof *w.frag);
     w.resent = calloc(w.size, 1);
@@ -412,9 +435,9 @@ void pg_coll_mcast_send(struct pangea_team *team, const void *from, size_t nbyte
     if (!acked || !done || !w.sent_at || !w.frag || !w.resent)
         pg_fatal("shmem_broadcast", "out of memory for %d nodes' acknowledgements", n);
     while (remaining > 0) {
-        /* One fragment, then one datagram taken: my own fragments come back to me too, and
-         * taken as they come they never fill the socket's buffer, where the statuses behind
-         * them would be dropped. */
+        /* One fragment, then one datagram taken: statuses, and my own fragments where the
+         * provider loops them back; taken as they come they never fill the socket's buffer,
+         * where the statuses behind them would be dropped. */
         int more = next < nfrags && next < base + w.size;
         if (more)
             send_fragment(mc, &w, from, nbytes, next++, nfrags);
@@ -469,7 +492,7 @@ void pg_coll_mcast_receive(struct pangea_team *team, void *dest, size_t nbytes, 
 {
     struct pg_coll_mcast *mc = team->mcast;
     uint32_t nfrags = fragments(mc, nbytes), have = 0, reported = 0, top = 0;
-    uint32_t window = (uint32_t)pg_cfg.mcast_window;
+    uint32_t window = mc->window;
     char *held = calloc(nfrags, 1);
     if (!held)
         pg_fatal("shmem_broadcast", "out of memory for %u fragments' marks", nfrags);

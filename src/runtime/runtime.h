@@ -91,6 +91,8 @@
       "Teams spanning fewer nodes than this broadcast by the point-to-point tree")          \
     X(mcast_window, INT, "PANGEA_MCAST_WINDOW", "64", COLLECTIVES,                          \
       "Multicast fragments a broadcast's root sends beyond the lowest all nodes hold")      \
+    X(mcast_datagram, SIZE, "PANGEA_MCAST_DATAGRAM", "0", COLLECTIVES,                      \
+      "Bytes per multicast datagram (0: the provider's max_msg_size)")                      \
     X(mcast_max_loss, INT, "PANGEA_MCAST_MAX_LOSS", "10", COLLECTIVES,                      \
       "Percent of multicast fragments resent above which a team falls back to the tree")    \
     X(armci_group_heap, SIZE, "PANGEA_ARMCI_GROUP_HEAP", "32M", ARMCI,                      \

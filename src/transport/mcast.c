@@ -10,10 +10,15 @@
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+
+/* The receive buffer asked for: 16 MiB, capped by the kernel at net.core.rmem_max. */
+#define RECV_BUFFER (16 << 20)
 
 struct pg_mcast {
     struct fi_info *info;
@@ -26,6 +31,8 @@ struct pg_mcast {
     struct fid_mc *mc;
     fi_addr_t group;
     char provider[64];
+    size_t datagram;    /* the largest datagram sent and received */
+    size_t recv_buffer; /* the kernel's receive buffer, 0 when unknown */
     /* One receive posted at a time, into this buffer; a datagram is copied out on delivery. */
     char *recv_buf;
     struct fi_context recv_ctx;
@@ -75,17 +82,53 @@ int pg_mcast_offered(char *provider, size_t len)
     return 1;
 }
 
+/* A provider that sends through a kernel socket (udp) leaves its receive buffer at the
+ * system's default (net.core.rmem_default, some 200 KB): a window of datagrams beyond it is
+ * dropped on arrival while the receiver waits for a CPU. And the kernel loops every datagram
+ * sent back to the sender's own socket, a copy and a receive per datagram that the sender
+ * only throws away (no other socket of the node can share the port: a second one cannot
+ * bind it). libfabric does not hand out the socket, so it is found as this process's datagram
+ * socket bound to the channel's port: its buffer is raised to recv_bytes (the kernel caps it
+ * at net.core.rmem_max) and the loop turned off. The buffer it got, 0 where no such socket is
+ * (verbs UD). */
+static size_t tune_socket(uint16_t port, int recv_bytes)
+{
+    DIR *dir = opendir("/proc/self/fd");
+    if (!dir)
+        return 0;
+    size_t got = 0;
+    for (struct dirent *d; (d = readdir(dir));) {
+        int fd = atoi(d->d_name), type = 0;
+        struct sockaddr_in a;
+        socklen_t alen = sizeof a, tlen = sizeof type;
+        if (fd == dirfd(dir) || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) ||
+            type != SOCK_DGRAM || getsockname(fd, (struct sockaddr *)&a, &alen) ||
+            a.sin_family != AF_INET || a.sin_port != htons(port))
+            continue;
+        int size = 0;
+        socklen_t slen = sizeof size;
+        unsigned char loop = 0;
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &recv_bytes, sizeof recv_bytes);
+        setsockopt(fd, IPPROTO_IP, IP_MULTICAST_LOOP, &loop, sizeof loop);
+        if (!getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, &slen))
+            got = (size_t)size;
+        break;
+    }
+    closedir(dir);
+    return got;
+}
+
 static int post_recv(struct pg_mcast *m)
 {
     if (m->recv_posted)
         return 0;
-    ssize_t rc = fi_recv(m->ep, m->recv_buf, m->info->ep_attr->max_msg_size, NULL, FI_ADDR_UNSPEC,
-                         &m->recv_ctx);
+    ssize_t rc = fi_recv(m->ep, m->recv_buf, m->datagram, NULL, FI_ADDR_UNSPEC, &m->recv_ctx);
     m->recv_posted = rc == 0;
     return (int)rc;
 }
 
-struct pg_mcast *pg_mcast_open(uint32_t group, uint16_t port, char *err, size_t errlen)
+struct pg_mcast *pg_mcast_open(uint32_t group, uint16_t port, size_t datagram, char *err,
+                               size_t errlen)
 {
     struct pg_mcast *m = calloc(1, sizeof *m);
     if (!m) {
@@ -143,7 +186,9 @@ struct pg_mcast *pg_mcast_open(uint32_t group, uint16_t port, char *err, size_t 
         return NULL;
     }
     m->group = fi_mc_addr(m->mc);
-    m->recv_buf = malloc(m->info->ep_attr->max_msg_size);
+    m->recv_buffer = tune_socket(port, RECV_BUFFER);
+    m->datagram = datagram ? datagram : m->info->ep_attr->max_msg_size;
+    m->recv_buf = malloc(m->datagram);
     if (!m->recv_buf || (rc = post_recv(m))) {
         failed(err, errlen, "fi_recv failed: %s (provider %s)", fi_strerror(-rc), m->provider);
         pg_mcast_close(m);
@@ -187,7 +232,12 @@ void pg_mcast_close(struct pg_mcast *m)
 
 size_t pg_mcast_max_msg(const struct pg_mcast *m)
 {
-    return m->info->ep_attr->max_msg_size;
+    return m->datagram;
+}
+
+size_t pg_mcast_recv_buffer(const struct pg_mcast *m)
+{
+    return m->recv_buffer;
 }
 
 const char *pg_mcast_provider(const struct pg_mcast *m)

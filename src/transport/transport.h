@@ -162,16 +162,22 @@ int pg_net_wait(struct pg_net_ep *ep, struct pg_net_event *events, int max, int 
 struct pg_mcast;
 /* Whether a provider offers multicast datagrams here; its name in provider. */
 int pg_mcast_offered(char *provider, size_t len);
-/* Opens a channel and joins group (host order); NULL with the reason, naming the provider,
- * in err. */
-struct pg_mcast *pg_mcast_open(uint32_t group, uint16_t port, char *err, size_t errlen);
+/* Opens a channel and joins group (host order); its datagrams are at most datagram bytes (0:
+ * the provider's max_msg_size). NULL with the reason, naming the provider, in err. */
+struct pg_mcast *pg_mcast_open(uint32_t group, uint16_t port, size_t datagram, char *err,
+                               size_t errlen);
 void pg_mcast_close(struct pg_mcast *m);
-/* The largest datagram (the provider's max_msg_size: one link MTU over udp). */
+/* The largest datagram: as opened (the provider's max_msg_size, one link MTU over udp, by
+ * default). */
 size_t pg_mcast_max_msg(const struct pg_mcast *m);
+/* The kernel's receive buffer of the channel, in bytes (raised as far as net.core.rmem_max
+ * lets it), 0 when the provider keeps none that can be found. */
+size_t pg_mcast_recv_buffer(const struct pg_mcast *m);
 const char *pg_mcast_provider(const struct pg_mcast *m);
-/* Sends one datagram (the iov's bytes together, at most pg_mcast_max_msg) to the group,
- * the sender's own node included (it receives its datagrams too); returns when its buffers
- * may be reused. 0, or a negative libfabric error. */
+/* Sends one datagram (the iov's bytes together, at most pg_mcast_max_msg) to the group
+ * (the sender may receive its own datagrams too: the udp socket's loop is turned off, other
+ * providers may deliver them); returns when its buffers may be reused. 0, or a negative libfabric
+ * error. */
 int pg_mcast_send(struct pg_mcast *m, const struct iovec *iov, size_t count);
 /* Receives the next datagram into buf (at most len bytes), sleeping up to timeout_ms for
  * one; its length, 0 when none came. */

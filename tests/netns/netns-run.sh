@@ -2,8 +2,8 @@
 # netns-run.sh - run an MPI (MPICH hydra) job whose PEs sit on several emulated "nodes".
 #
 # Usage:
-#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] [-r N] [-M] [-d N] NODES PES_PER_NODE -- PROGRAM [ARGS...]
-#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] [-r N] [-M] [-d N] NODESxPES_PER_NODE -- PROGRAM [ARGS...]
+#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] [-r N] [-M] [-d N] [-m N] NODES PES_PER_NODE -- PROGRAM [ARGS...]
+#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] [-r N] [-M] [-d N] [-m N] NODESxPES_PER_NODE -- PROGRAM [ARGS...]
 #   tests/netns/netns-run.sh -C       # remove leftovers of runs that were SIGKILLed
 #
 #   -k  keep the run directory (node table, holder logs) in /tmp after the run and print its
@@ -35,6 +35,9 @@
 #   -d N, --drop-multicast N
 #       drop about 1 in N of the multicast UDP datagrams reaching each node: a tc BPF program
 #       (drop.bpf.c, built here with clang) on the way into each node's pgeth0
+#   -m N, --mtu N
+#       MTU of link 0 (pgeth0 and its bridge port), 68 to 65535 (default: veth's 1500), to
+#       emulate jumbo frames (9000) or an InfiniBand-like 4 KiB MTU
 #   -C  remove namespaces pgns<PID>-* (and their processes) whose netns-run.sh is gone
 #
 # Examples:
@@ -213,6 +216,7 @@ main() {
     RAILS=1
     MULTICAST=1
     DROP=0
+    MTU=0
     local args=()
     while [[ $# -gt 0 && $1 != -- ]]; do # --corrupt N is -c N, --rails N is -r N
         case $1 in
@@ -220,12 +224,13 @@ main() {
         --rails) args+=(-r) ;;
         --no-multicast) args+=(-M) ;;
         --drop-multicast) args+=(-d) ;;
+        --mtu) args+=(-m) ;;
         *) args+=("$1") ;;
         esac
         shift
     done
     set -- "${args[@]}" "$@"
-    while getopts ":kvotf:c:r:Md:Ch" opt; do
+    while getopts ":kvotf:c:r:Md:m:Ch" opt; do
         case $opt in
         r)
             [[ $OPTARG =~ ^[1-4]$ ]] || { msg "--rails takes N from 1 to 4, not '$OPTARG'"; exit 2; }
@@ -243,6 +248,11 @@ main() {
             [[ $OPTARG =~ ^[0-9]+$ ]] && ((10#$OPTARG >= 1)) ||
                 { msg "--drop-multicast takes N >= 1 (about 1 datagram in N), not '$OPTARG'"; exit 2; }
             DROP=$((10#$OPTARG))
+            ;;
+        m)
+            [[ $OPTARG =~ ^[0-9]+$ ]] && ((10#$OPTARG >= 68 && 10#$OPTARG <= 65535)) ||
+                { msg "--mtu takes N from 68 to 65535, not '$OPTARG'"; exit 2; }
+            MTU=$((10#$OPTARG))
             ;;
         o) OPENMPI=1 ;;
         v) VERBOSE=1 ;;
@@ -412,6 +422,10 @@ main() {
         run ip -n "$ns" link set lo up
         run ip -n "$ns" addr add "$addr/24" dev "$NODE_IF"
         run ip -n "$ns" link set "$NODE_IF" up
+        if ((MTU)); then
+            run ip -n "$HEAD_NS" link set "pgv$i" mtu "$MTU"
+            run ip -n "$ns" link set "$NODE_IF" mtu "$MTU"
+        fi
         # IP multicast leaves by the route to 224.0.0.0/4 (there is no default route here)
         [[ $MULTICAST == 0 ]] || run ip -n "$ns" route add 224.0.0.0/4 dev "$NODE_IF"
         for ((k = 1; k < RAILS; k++)); do
