@@ -886,25 +886,6 @@ static void send_probes(struct pg_net_ep *e, int r, uint64_t now)
     }
 }
 
-/* A suspect rail (its requests unanswered) that nothing was sent on since, its peers all
- * moved off, would never show whether it works: one probe to each of PROBE_PEERS peers does.
- * An answer clears it (convert); silence while another rail answers takes it out
- * (check_rails), as for requests. */
-static void probe_suspect(struct pg_net_ep *e, int r, uint64_t now)
-{
-    struct rail_ep *re = &e->rail[r];
-    for (size_t k = 0, sent = 0; k < e->npeers && sent < PROBE_PEERS; k++) {
-        size_t i = (e->next_probed + k) % e->npeers;
-        if (e->peers[i].addr[r] == FI_ADDR_NOTAVAIL ||
-            fi_injectdata(re->ep, re->name, re->name_len, PROBE_DATA, e->peers[i].addr[r]) != 0)
-            continue;
-        sent++;
-        re->traffic.probes++;
-        re->last_send_ns = now;
-        e->next_probed = i + 1;
-    }
-}
-
 /* A rail reopened has its first receive buffer again (answers can land): it probes. */
 static void rail_has_buffer(struct pg_net_ep *e, int r)
 {
@@ -1011,9 +992,6 @@ static void check_rails(struct pg_net_ep *e)
                 rails[k].info->domain_attr->name);
         else if (re->probing && !re->rejoining)
             send_probes(e, r, now);
-        else if (re->timeouts && re->last_send_ns <= re->timeout_ns &&
-                 now - re->timeout_ns > RAIL_ROUND_NS)
-            probe_suspect(e, r, now);
     }
 }
 
