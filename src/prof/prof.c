@@ -10,15 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 uintptr_t pg_prof_counting;
 __thread int pg_prof_coll_now __attribute__((tls_model("initial-exec"))) = -1;
 
-static uint64_t *columns; /* the operations' (prof.h), column_pes words each */
-static size_t column_pes;
+static struct pg_prof_row *rows;                       /* the operations', npes of them */
 static struct pg_prof_cell *coll_cells[PG_PROF_KINDS]; /* the collectives' (op kinds unused) */
 static struct pg_prof_cell waits[PG_PROF_WAIT_KINDS];  /* bytes holds the nanoseconds */
 static uintptr_t counting_mode;                        /* what pg_prof_counting becomes at start */
@@ -86,20 +84,13 @@ static void *zeroed(size_t n, size_t size)
     return p;
 }
 
-/* The columns' size: mapped rather than allocated, so that only the pages of the PEs counted
- * take memory (an allocator may clear the whole block). */
-static size_t columns_bytes(void)
-{
-    return PG_PROF_COLUMNS * column_pes * sizeof *columns;
-}
-
 /* The counters of kind's operations to pe; a collective's cells are allocated when it is
  * first counted (by whichever thread gets there first). */
 static void counters_of(enum pg_prof_kind kind, int pe, uint64_t **count, uint64_t **bytes)
 {
     if (kind < PG_PROF_OP_KINDS) {
-        *count = &columns[(size_t)kind * column_pes + (size_t)pe];
-        *bytes = &columns[(size_t)(PG_PROF_OP_KINDS + kind) * column_pes + (size_t)pe];
+        *count = &rows[pe].count[kind];
+        *bytes = &rows[pe].bytes[kind];
         return;
     }
     struct pg_prof_cell *c = __atomic_load_n(&coll_cells[kind], __ATOMIC_ACQUIRE);
@@ -122,14 +113,8 @@ void pg_prof_init(int thread_multiple)
         return;
     check_directory();
     init_ns = pg_now_ns();
-    int inline_columns = pg_world.npes <= PG_PROF_COLUMN_PES;
-    column_pes = inline_columns ? PG_PROF_COLUMN_PES : (size_t)pg_world.npes;
-    columns = mmap(NULL, columns_bytes(), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (columns == MAP_FAILED)
-        pg_fatal("PANGEA_PROFILE", "out of address space for the profile's counters (%zu bytes)",
-                 columns_bytes());
-    counting_mode = thread_multiple || !inline_columns ? PG_PROF_BY_CALL : (uintptr_t)columns;
+    rows = zeroed((size_t)pg_world.npes, sizeof *rows);
+    counting_mode = thread_multiple ? PG_PROF_BY_CALL : (uintptr_t)rows;
 }
 
 void pg_prof_start(void)
@@ -172,7 +157,7 @@ void pg_prof_coll_leave(const struct pg_prof_scope *scope)
 {
     pg_prof_coll_now = -1;
     if (scope->counted_inline && pg_prof_counting)
-        pg_prof_counting = (uintptr_t)columns;
+        pg_prof_counting = (uintptr_t)rows;
     if (scope->kind == PG_PROF_COLL_BARRIER || scope->kind == PG_PROF_COLL_SYNC)
         add(&waits[PG_PROF_WAIT_SYNC].count, &waits[PG_PROF_WAIT_SYNC].bytes,
             pg_now_ns() - scope->began_ns);
@@ -263,9 +248,8 @@ void pg_prof_fini(void)
     pg_prof_counting = 0;
     counting_mode = 0;
     dir = NULL;
-    if (columns)
-        munmap(columns, columns_bytes());
-    columns = NULL;
+    free(rows);
+    rows = NULL;
     for (int k = 0; k < PG_PROF_KINDS; k++) {
         free(coll_cells[k]);
         coll_cells[k] = NULL;

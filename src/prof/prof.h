@@ -49,20 +49,18 @@ enum pg_prof_wait {
 struct pg_prof_cell {
     uint64_t count, bytes;
 };
-/* The operations' counters, one column of PG_PROF_COLUMN_PES words per kind for the counts and
- * one per kind for the bytes: target pe's count of kind is column kind, bytes column
- * PG_PROF_OP_KINDS + kind. With a fixed column length each counter is the rows word + 8 pe + a
- * constant, so that counting is two adds whose address is their addressing mode (no arithmetic
- * on pe on the put path). Jobs of more PEs count by call (columns of npes words). The columns'
- * unused tails are never touched, so they take address space, not memory. */
-#define PG_PROF_COLUMN_PES (1 << 16)
-#define PG_PROF_COLUMNS (2 * PG_PROF_OP_KINDS)
+/* The operations' counters: one row per target PE, indexed by kind, so that an operation's
+ * counters are at constant offsets in its target's row; counts and bytes apart, so that
+ * counting is two memory-destination adds (adjacent ones the compiler merges into a vector
+ * load-add-store, which costs more on the put path). */
+struct pg_prof_row {
+    uint64_t count[PG_PROF_OP_KINDS], bytes[PG_PROF_OP_KINDS];
+};
 
 /* What counting does now, in one word so that the operation path tests one load: 0, off;
  * PG_PROF_BY_CALL, counting through pg_prof_note — at SHMEM_THREAD_MULTIPLE (atomic adds, each
- * thread's collective its own), in jobs of more than PG_PROF_COLUMN_PES PEs, and below it while
- * the one thread in the library is inside a collective; otherwise the address of the columns,
- * counted inline with plain adds. */
+ * thread's collective its own), and below it while the one thread in the library is inside a
+ * collective; otherwise the address of the rows (npes of them), counted inline with plain adds. */
 #define PG_PROF_BY_CALL ((uintptr_t)1)
 extern uintptr_t pg_prof_counting __attribute__((visibility("hidden")));
 
@@ -85,16 +83,16 @@ extern __thread int pg_prof_coll_now
     __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 /* One operation of `bytes` bytes to world PE pe, which the caller has validated (a PE of the
- * job: the counters are indexed by it). */
+ * job: the counters are indexed by it, so count after the check that ends the job). */
 void pg_prof_note(enum pg_prof_kind kind, int pe, size_t bytes);
 static inline void pg_prof_op(enum pg_prof_kind kind, int pe, size_t bytes)
 {
     uintptr_t counting = pg_prof_counting;
     if (__builtin_expect(counting != 0, 0)) {
         if (__builtin_expect(counting != PG_PROF_BY_CALL, 1)) {
-            uint64_t *target = (uint64_t *)counting + pe;
-            target[(size_t)kind * PG_PROF_COLUMN_PES]++;
-            target[(size_t)(PG_PROF_OP_KINDS + kind) * PG_PROF_COLUMN_PES] += bytes;
+            struct pg_prof_row *row = (struct pg_prof_row *)counting + pe;
+            row->count[kind]++;
+            row->bytes[kind] += bytes;
         } else {
             pg_prof_note(kind, pe, bytes);
         }
