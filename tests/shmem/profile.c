@@ -37,7 +37,7 @@ static long lock;
 static int me, npes;
 
 #define THREADS 4
-#define THREAD_PUTS 500
+#define THREAD_PUTS 200
 static long thread_slots[THREADS][THREAD_PUTS];
 static long long thread_sum;
 
