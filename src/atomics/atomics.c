@@ -11,8 +11,10 @@
 /* The segment of an off-node AMO's target, and its offset there. */
 static int remote_segment(const void *dest, int pe, size_t width, size_t *offset)
 {
+    if ((unsigned)pe >= (unsigned)pg_world.npes)
+        pg_fatal("atomic", "PE %d is out of range [0, %d)", pe, pg_world.npes);
     int seg = pg_mem_locate(dest, width, offset);
-    if (seg < 0 || (unsigned)pe >= (unsigned)pg_world.npes)
+    if (seg < 0)
         pg_fatal("atomic", "address %p on PE %d is not symmetric memory", dest, pe);
     return seg;
 }
@@ -25,9 +27,9 @@ static int counting(const struct pangea_ctx *ctx)
 uint64_t pg_amo(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, size_t width,
                 uint64_t value, uint64_t cond)
 {
-    pg_prof_op(PG_PROF_AMO, pe, width);
     void *p = pg_mem_peer_ptr(dest, pe);
     if (p) {
+        pg_prof_op(PG_PROF_AMO, pe, width);
         uint64_t old = pg_amo_apply(p, op, width, value, cond);
         if (op != PG_AMO_FETCH)
             pg_mem_ring(pe, dest);
@@ -37,15 +39,16 @@ uint64_t pg_amo(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, s
     }
     size_t offset;
     int seg = remote_segment(dest, pe, width, &offset);
+    pg_prof_op(PG_PROF_AMO, pe, width);
     return pg_pipe_amo(counting(ctx), pe, seg, offset, op, width, value, cond);
 }
 
 void pg_amo_nbi(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, size_t width,
                 uint64_t value, uint64_t cond, void *fetch)
 {
-    pg_prof_op(PG_PROF_AMO, pe, width);
     void *p = pg_mem_peer_ptr(dest, pe);
     if (p) {
+        pg_prof_op(PG_PROF_AMO, pe, width);
         uint64_t old = pg_amo_apply(p, op, width, value, cond);
         if (op != PG_AMO_FETCH)
             pg_mem_ring(pe, dest);
@@ -57,6 +60,7 @@ void pg_amo_nbi(struct pangea_ctx *ctx, void *dest, int pe, enum pg_amo_op op, s
     }
     size_t offset;
     int seg = remote_segment(dest, pe, width, &offset);
+    pg_prof_op(PG_PROF_AMO, pe, width);
     pg_pipe_amo_nbi(ctx ? &ctx->completion : NULL, pe, seg, offset, op, width, value, cond, fetch);
 }
 

@@ -10,8 +10,10 @@
 /* The off-node path: where the object lies, for a request to pe's data server. */
 static int locate(const void *addr, size_t len, int pe, size_t *offset, const char *call)
 {
+    if ((unsigned)pe >= (unsigned)pg_world.npes)
+        pg_fatal(call, "PE %d is out of range [0, %d)", pe, pg_world.npes);
     int seg = pg_mem_locate(addr, len ? len : 1, offset);
-    if (seg < 0 || (unsigned)pe >= (unsigned)pg_world.npes)
+    if (seg < 0)
         pg_fatal(call, "address %p (%zu bytes) on PE %d is not symmetric memory", addr, len, pe);
     return seg;
 }
@@ -86,7 +88,9 @@ static inline void count(const struct pangea_ctx *ctx, uint64_t *issued, uint64_
 
 /* How a contiguous transfer goes: NBI, and PROFILED, an operation of its own in the profile
  * (not a piece of a vector). put/get_contiguous are inlined into each caller, so that `how` is
- * a constant there and the profile's test is the one branch of pg_prof_op. */
+ * a constant there and the profile's test is the one branch of pg_prof_op. Every operation is
+ * counted once pe is known to be a PE of the job (the counters are indexed by it): on the node
+ * once pg_mem_peer_ptr found it, off the node once locate accepted it. */
 enum { NBI = 1, PROFILED = 2 };
 
 /* An off-node put leaves at once, or with NBI may wait in its node's batch of small puts. */
@@ -95,18 +99,20 @@ put_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, 
 {
     if (len == 0)
         return;
-    if (how & PROFILED)
-        pg_prof_op(PG_PROF_PUT, pe, len);
     int nbi = how & NBI;
     char *to = pg_mem_peer_ptr(dest, pe);
     COUNT_PUT(ctx, !to, to ? pe : -1);
     if (to) {
+        if (how & PROFILED)
+            pg_prof_op(PG_PROF_PUT, pe, len);
         copy_bytes(to, src, len);
         pg_mem_ring(pe, dest);
         return;
     }
     size_t offset;
     int seg = locate(dest, len, pe, &offset, "put");
+    if (how & PROFILED)
+        pg_prof_op(PG_PROF_PUT, pe, len);
     struct pg_strided contiguous = {.count = {len}};
     if (nbi)
         pg_pipe_put_nbi(completion(ctx), pe, seg, offset, src, len);
@@ -130,17 +136,19 @@ get_contiguous(struct pangea_ctx *ctx, void *dest, const void *src, size_t len, 
 {
     if (len == 0)
         return;
-    if (how & PROFILED)
-        pg_prof_op(PG_PROF_GET, pe, len);
     int nbi = how & NBI;
     const char *from = pg_mem_peer_ptr(src, pe);
     COUNT_GET(ctx, !from && nbi, from ? pe : -1);
     if (from) {
+        if (how & PROFILED)
+            pg_prof_op(PG_PROF_GET, pe, len);
         copy_bytes(dest, from, len);
         return;
     }
     size_t offset;
     int seg = locate(src, len, pe, &offset, "get");
+    if (how & PROFILED)
+        pg_prof_op(PG_PROF_GET, pe, len);
     struct pg_strided contiguous = {.count = {len}};
     if (nbi)
         pg_pipe_get_nbi(completion(ctx), pe, seg, offset, dest, len);
@@ -216,9 +224,9 @@ void pg_put_strided(struct pangea_ctx *ctx, void *dest, const void *src,
 {
     if (empty_shape(shape))
         return;
-    pg_prof_op(PG_PROF_PUT, pe, shape_bytes(shape));
     char *to = pg_mem_peer_ptr(dest, pe);
     if (to) {
+        pg_prof_op(PG_PROF_PUT, pe, shape_bytes(shape));
         for_each_piece(to, src, shape, copy_piece, NULL);
         COUNT_PUT(ctx, 0, pe);
         pg_mem_ring(pe, dest);
@@ -227,6 +235,7 @@ void pg_put_strided(struct pangea_ctx *ctx, void *dest, const void *src,
     COUNT_PUT(ctx, 1, -1);
     size_t offset;
     int seg = locate_shape(dest, shape, 1, pe, &offset, "put");
+    pg_prof_op(PG_PROF_PUT, pe, shape_bytes(shape));
     pg_pipe_put(completion(ctx), pe, seg, offset, src, shape);
 }
 
@@ -235,9 +244,9 @@ void pg_get_strided(struct pangea_ctx *ctx, void *dest, const void *src,
 {
     if (empty_shape(shape))
         return;
-    pg_prof_op(PG_PROF_GET, pe, shape_bytes(shape));
     const char *from = pg_mem_peer_ptr(src, pe);
     if (from) {
+        pg_prof_op(PG_PROF_GET, pe, shape_bytes(shape));
         for_each_piece(dest, from, shape, copy_piece, NULL);
         COUNT_GET(ctx, 0, pe);
         return;
@@ -245,6 +254,7 @@ void pg_get_strided(struct pangea_ctx *ctx, void *dest, const void *src,
     COUNT_GET(ctx, 0, -1);
     size_t offset;
     int seg = locate_shape(src, shape, 0, pe, &offset, "get");
+    pg_prof_op(PG_PROF_GET, pe, shape_bytes(shape));
     pg_pipe_get(ctx->counting != PG_COUNT_OFF, pe, seg, offset, dest, shape);
 }
 
@@ -305,11 +315,12 @@ void pg_put_vector(struct pangea_ctx *ctx, const struct pg_iovec *v, int pe)
 {
     if (v->bytes == 0 || v->count == 0)
         return;
-    pg_prof_op(PG_PROF_PUT, pe, v->count * v->bytes);
     if (!pg_mem_peer_ptr(v->dst[0], pe)) {
         vector_remote(ctx, v, pe, VECTOR_PUT, NULL);
+        pg_prof_op(PG_PROF_PUT, pe, v->count * v->bytes);
         return;
     }
+    pg_prof_op(PG_PROF_PUT, pe, v->count * v->bytes);
     for (size_t i = 0; i < v->count; i++)
         put_contiguous(ctx, v->dst[i], v->src[i], v->bytes, pe, 0);
 }
@@ -318,11 +329,12 @@ void pg_get_vector(struct pangea_ctx *ctx, const struct pg_iovec *v, int pe)
 {
     if (v->bytes == 0 || v->count == 0)
         return;
-    pg_prof_op(PG_PROF_GET, pe, v->count * v->bytes);
     if (!pg_mem_peer_ptr(v->src[0], pe)) {
         vector_remote(ctx, v, pe, VECTOR_GET, NULL);
+        pg_prof_op(PG_PROF_GET, pe, v->count * v->bytes);
         return;
     }
+    pg_prof_op(PG_PROF_GET, pe, v->count * v->bytes);
     for (size_t i = 0; i < v->count; i++)
         get_contiguous(ctx, v->dst[i], v->src[i], v->bytes, pe, 0);
 }
@@ -338,10 +350,10 @@ void pg_acc_strided(struct pangea_ctx *ctx, enum pg_acc_type type, const void *s
 {
     if (empty_shape(shape))
         return;
-    pg_prof_op(PG_PROF_ACC, pe, shape_bytes(shape));
     struct acc_args args = {type, scale};
     char *to = pg_mem_peer_ptr(dest, pe);
     if (to) {
+        pg_prof_op(PG_PROF_ACC, pe, shape_bytes(shape));
         pg_acc_lock(pe);
         for_each_piece(to, src, shape, acc_piece, &args);
         pg_acc_unlock(pe);
@@ -351,6 +363,7 @@ void pg_acc_strided(struct pangea_ctx *ctx, enum pg_acc_type type, const void *s
     }
     size_t offset;
     int seg = locate_shape(dest, shape, 1, pe, &offset, "accumulate");
+    pg_prof_op(PG_PROF_ACC, pe, shape_bytes(shape));
     pg_pipe_acc(completion(ctx), pe, seg, offset, type, scale, src, shape);
 }
 
@@ -359,12 +372,13 @@ void pg_acc_vector(struct pangea_ctx *ctx, enum pg_acc_type type, const void *sc
 {
     if (v->bytes == 0 || v->count == 0)
         return;
-    pg_prof_op(PG_PROF_ACC, pe, v->count * v->bytes);
     struct acc_args args = {type, scale};
     if (!pg_mem_peer_ptr(v->dst[0], pe)) {
         vector_remote(ctx, v, pe, VECTOR_ACC, &args);
+        pg_prof_op(PG_PROF_ACC, pe, v->count * v->bytes);
         return;
     }
+    pg_prof_op(PG_PROF_ACC, pe, v->count * v->bytes);
     pg_acc_lock(pe);
     for (size_t i = 0; i < v->count; i++) {
         char *to = pg_mem_peer_ptr(v->dst[i], pe);
@@ -402,8 +416,9 @@ void pg_ctx_fini(struct pangea_ctx *ctx)
 void pg_signal(struct pangea_ctx *ctx, uint64_t *sig_addr, uint64_t signal, enum pg_signal_op op,
                int pe)
 {
-    pg_prof_op(PG_PROF_SIGNAL, pe, sizeof *sig_addr);
     uint64_t *sig = (uint64_t *)pg_mem_peer_ptr(sig_addr, pe);
+    if (sig)
+        pg_prof_op(PG_PROF_SIGNAL, pe, sizeof *sig_addr);
     if (sig && op == PG_SIGNAL_SET) {
         __atomic_store_n(sig, signal, __ATOMIC_RELEASE);
         COUNT_TARGET(ctx, pe, 1);
@@ -417,6 +432,7 @@ void pg_signal(struct pangea_ctx *ctx, uint64_t *sig_addr, uint64_t signal, enum
          * signal. */
         size_t offset;
         int seg = locate(sig_addr, sizeof *sig_addr, pe, &offset, "signal");
+        pg_prof_op(PG_PROF_SIGNAL, pe, sizeof *sig_addr);
         pg_pipe_amo_nbi(completion(ctx), pe, seg, offset,
                         op == PG_SIGNAL_SET ? PG_AMO_SET : PG_AMO_ADD, 8, signal, 0, NULL);
     }

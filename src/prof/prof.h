@@ -82,7 +82,8 @@ void pg_prof_fini(void);
 extern __thread int pg_prof_coll_now
     __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
-/* One operation of `bytes` bytes to world PE pe. */
+/* One operation of `bytes` bytes to world PE pe, which the caller has validated (a PE of the
+ * job: the counters are indexed by it, so count after the check that ends the job). */
 void pg_prof_note(enum pg_prof_kind kind, int pe, size_t bytes);
 static inline void pg_prof_op(enum pg_prof_kind kind, int pe, size_t bytes)
 {

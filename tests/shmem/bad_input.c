@@ -21,16 +21,33 @@
  *   ckpt_dir_null       shmemx_checkpoint(NULL)        (checked always, like the rest of
  *   ckpt_register_null  shmemx_ckpt_register(NULL, 16)  the checkpoint calls' arguments)
  *   ckpt_resume         shmemx_ckpt_resume without a quiesce
- *   pcntr_target_null   shmemx_pcntr_get_completed_target(NULL) */
+ *   pcntr_target_null   shmemx_pcntr_get_completed_target(NULL)
+ *   amo_pe_range  shmem_long_atomic_add to PE npes   (without SHMEM_DEBUG: the engine's error)
+ *
+ * TEST_PROFILE=1 profiles the job (PANGEA_PROFILE, a scratch directory removed once init has
+ * checked it, since these jobs end before anything is written): an operation to a PE out of
+ * range must still stop with its error, with or without SHMEM_DEBUG, and not be counted into
+ * memory outside the profile's counters (the sanitizer build sees such a write). */
 #include "check.h"
 
 #include <shmemx.h>
+#include <unistd.h>
 
 static long static_four[4];
 
 int main(void)
 {
+    char profile[] = "/tmp/pangea-bad-input.XXXXXX";
+    const char *test_profile = getenv("TEST_PROFILE");
+    int profiled = test_profile && strcmp(test_profile, "1") == 0;
+    if (profiled) {
+        if (!mkdtemp(profile))
+            return perror("mkdtemp"), 1;
+        setenv("PANGEA_PROFILE", profile, 1);
+    }
     shmem_init();
+    if (profiled)
+        rmdir(profile);
     int me = shmem_my_pe(), npes = shmem_n_pes(), right = (me + 1) % npes;
     const char *mode = getenv("TEST_BAD");
     char *block = shmem_malloc(100);
@@ -51,6 +68,8 @@ int main(void)
             shmem_long_p((long *)(void *)block, 1, -1);
         else if (strcmp(mode, "get_pe_range") == 0)
             shmem_getmem(src, block, 8, npes);
+        else if (strcmp(mode, "amo_pe_range") == 0)
+            shmem_long_atomic_add((long *)(void *)block, 1, npes);
         else if (strcmp(mode, "stack_dest") == 0)
             shmem_putmem(stack_buf, src, 8, right);
         else if (strcmp(mode, "malloc_dest") == 0)

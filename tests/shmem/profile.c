@@ -2,8 +2,11 @@
  * the program checks the data its pattern moved, notes every operation and wait it made
  * (tests/common/profile_expect.h) and the script compares the profile with that, exactly.
  * TEST_PROFILE_CASE: ring, stencil (2-D 5-point on a px x py grid), all2one, alltoall, amo
- * (AMOs and signals), waits (quiet, barrier, sync, wait_until, locks). Every symmetric object
+ * (AMOs and signals), waits (quiet, barrier, sync, wait_until, locks), threads (at
+ * SHMEM_THREAD_MULTIPLE, THREADS threads put and add to the right neighbour at once: the
+ * counts must be exact under contention). Every symmetric object
  * is static: a collective allocation would add its own barrier to the waits. */
+#include <pthread.h>
 #include <shmem.h>
 
 #include "check.h"
@@ -32,6 +35,11 @@ static int flag;
 static long lock;
 
 static int me, npes;
+
+#define THREADS 4
+#define THREAD_PUTS 200
+static long thread_slots[THREADS][THREAD_PUTS];
+static long long thread_sum;
 
 static void barrier(void)
 {
@@ -185,6 +193,39 @@ static void amo(void)
     CHECK(test_bad_byte(sig_data, sizeof sig_data, left, 4) == SIZE_MAX, "signalled data");
 }
 
+static void *thread_ops(void *arg)
+{
+    int t = (int)(intptr_t)arg, right = (me + 1) % npes;
+    for (int k = 0; k < THREAD_PUTS; k++) {
+        shmem_long_p(&thread_slots[t][k], me * 100000L + t * 1000 + k, right);
+        shmem_longlong_atomic_add(&thread_sum, 1, right);
+    }
+    return NULL;
+}
+
+static void threads(void)
+{
+    int right = (me + 1) % npes, left = (me + npes - 1) % npes;
+    barrier();
+    pthread_t tid[THREADS];
+    for (int t = 0; t < THREADS; t++)
+        CHECK(pthread_create(&tid[t], NULL, thread_ops, (void *)(intptr_t)t) == 0, "thread %d", t);
+    for (int t = 0; t < THREADS; t++)
+        pthread_join(tid[t], NULL);
+    for (int k = 0; k < THREADS * THREAD_PUTS; k++) {
+        prof_expect_op(PROF_PUT, right, sizeof(long));
+        prof_expect_op(PROF_AMO, right, sizeof thread_sum);
+    }
+    shmem_quiet();
+    prof_expect_wait(PROF_QUIET);
+    barrier();
+    for (int t = 0; t < THREADS; t++)
+        for (int k = 0; k < THREAD_PUTS; k++)
+            CHECK(thread_slots[t][k] == left * 100000L + t * 1000 + k, "slot %d %d: %ld", t, k,
+                  thread_slots[t][k]);
+    CHECK(thread_sum == THREADS * THREAD_PUTS, "sum %lld", thread_sum);
+}
+
 static void waits(void)
 {
     int right = (me + 1) % npes;
@@ -217,15 +258,21 @@ static void waits(void)
 
 int main(void)
 {
-    shmem_init();
+    const char *which = getenv("TEST_PROFILE_CASE");
+    if (which && strcmp(which, "threads") == 0) {
+        int provided = 0;
+        shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+        CHECK(provided == SHMEM_THREAD_MULTIPLE, "thread level %d", provided);
+    } else {
+        shmem_init();
+    }
     me = shmem_my_pe();
     npes = shmem_n_pes();
-    const char *which = getenv("TEST_PROFILE_CASE");
     static const struct {
         const char *name;
         void (*run)(void);
-    } cases[] = {{"ring", ring},         {"stencil", stencil}, {"all2one", all2one},
-                 {"alltoall", alltoall}, {"amo", amo},         {"waits", waits}};
+    } cases[] = {{"ring", ring}, {"stencil", stencil}, {"all2one", all2one}, {"alltoall", alltoall},
+                 {"amo", amo},   {"waits", waits},     {"threads", threads}};
     int found = 0;
     for (size_t c = 0; which && c < sizeof cases / sizeof cases[0]; c++)
         if (strcmp(which, cases[c].name) == 0) {
