@@ -335,16 +335,16 @@ static void mismatch(int pe, uint64_t unit)
              pe);
 }
 
-/* Whether pe's signals show a mismatch for a wait of `unit` (sync: in the sync's flags):
- * a departure while a collective waits, a collective's signal while a departure does. */
-static int mismatched(const struct pangea_team *team, int pe, uint64_t unit, int sync)
+/* Whether a PE's signals show a mismatch for a wait of `unit` (sync: in the sync's flags),
+ * from its words in the sync's flags and in the collectives': a departure while a collective
+ * waits, a collective's signal while a departure does. */
+static int mismatched(const uint64_t *syncs, const uint64_t *data, uint64_t unit, int sync)
 {
-    uint64_t syncs = __atomic_load_n(sync_flag(team, pe), __ATOMIC_ACQUIRE);
+    uint64_t seen = __atomic_load_n(syncs, __ATOMIC_ACQUIRE);
     if (unit == 1)
-        return syncs / PG_COLL_DEPART_UNIT != 0;
-    return syncs % PG_COLL_DEPART_UNIT != 0 ||
-           (sync &&
-            __atomic_load_n(&team->channel->flag[pg_coll_index(team, pe)], __ATOMIC_ACQUIRE) != 0);
+        return seen / PG_COLL_DEPART_UNIT != 0;
+    return seen % PG_COLL_DEPART_UNIT != 0 ||
+           (sync && __atomic_load_n(data, __ATOMIC_ACQUIRE) != 0);
 }
 
 /* Waits for count signals of the kind `unit` from pe in the sync's flags (sync) or the
@@ -352,7 +352,8 @@ static int mismatched(const struct pangea_team *team, int pe, uint64_t unit, int
 static void await_signals(const struct pangea_team *team, int pe, uint64_t count, uint64_t unit,
                           int sync, int straight)
 {
-    uint64_t *flag = sync ? sync_flag(team, pe) : &team->channel->flag[pg_coll_index(team, pe)];
+    uint64_t *syncs = sync_flag(team, pe), *data = &team->channel->flag[pg_coll_index(team, pe)];
+    uint64_t *flag = sync ? syncs : data;
     /* A departing PE does not count as blocked: it is gone. */
     PG_WATCHED_WAITER(w, pg_mem_doorbell(pg_world.me, flag),
                       unit != 1     ? NULL
@@ -363,7 +364,7 @@ static void await_signals(const struct pangea_team *team, int pe, uint64_t count
         uint64_t seen = __atomic_load_n(flag, __ATOMIC_ACQUIRE);
         if ((unit == 1 ? seen % PG_COLL_DEPART_UNIT : seen / PG_COLL_DEPART_UNIT) >= count)
             break;
-        if (mismatched(team, pe, unit, sync))
+        if (mismatched(syncs, data, unit, sync))
             mismatch(pe, unit);
         pg_wait_step(&w);
     }
@@ -379,7 +380,7 @@ int pg_coll_take(const struct pangea_team *team, int pe, uint64_t count)
 {
     uint64_t *flag = &team->channel->flag[pg_coll_index(team, pe)];
     uint64_t seen = __atomic_load_n(flag, __ATOMIC_ACQUIRE);
-    if (mismatched(team, pe, 1, 0))
+    if (mismatched(sync_flag(team, pe), flag, 1, 0))
         mismatch(pe, 1);
     if (seen < count)
         return 0;
