@@ -1,7 +1,8 @@
 #!/bin/sh
 # ofi against mpi transport builds on 2 emulated nodes x 1 PE, variants alternated in each round.
 # Usage (root, after make bench in each build):
-#   perf/transport-ab.sh ROUNDS LABEL:BUILD_DIR:TRANSPORT[:VAR=VALUE,...] ...
+#   perf/transport-ab.sh ROUNDS LABEL:BUILD_DIR:TRANSPORT[:VAR=VALUE,...] ...  (BUILD_DIR: absolute
+#   or under the repository)
 #   e.g. perf/transport-ab.sh 3 ofi:build-main:ofi mpi-main:build-main:mpi mpi-new:build:mpi \
 #        mpi-256K:build:mpi:PANGEA_PIPELINE_BUFFER_SIZE=256K
 # One line per run: 8-byte put+quiet / get / fetch-add medians (us), put/get bandwidth at 1 MiB
@@ -28,11 +29,12 @@ for r in $(seq 1 "$rounds"); do
         transport=${rest%%:*}
         settings=
         [ "$rest" = "$transport" ] || settings=$(echo "${rest#*:}" | tr ',' ' ')
+        case $build in /*) ;; *) build=$here/$build ;; esac
         load=$(cut -d' ' -f1 /proc/loadavg)
         # shellcheck disable=SC2086 # settings: VAR=VALUE words
         env $settings UCX_TLS=tcp,self PANGEA_TRANSPORT=$transport \
             NETNS_TIMEOUT=${NETNS_TIMEOUT:-120} \
-            "$here/tests/netns/netns-run.sh" 2x1 -- "$here/$build/perf/shmem_bench" -s -q -m 4M \
+            "$here/tests/netns/netns-run.sh" 2x1 -- "$build/perf/shmem_bench" -s -q -m 4M \
             >"$out" 2>&1
         fadd=$(awk '/^shmem_long_atomic_fetch_add/ { print $2; exit }' "$out")
         printf '%-10s put8 %9s get8 %9s fadd %9s | put1M %8s get1M %8s put4M %8s get4M %8s load %s\n' \
