@@ -36,13 +36,13 @@ struct arrival {
     int buffer_done; /* the last message its buffer takes */
 };
 
-enum op_kind { OP_SEND, OP_SEND_COPY, OP_RECV };
+enum op_kind { OP_SEND, OP_RECV };
 
 /* What an MPI request in flight is for. */
 struct op {
     enum op_kind kind;
-    void *context;           /* OP_SEND: reported on completion */
-    void *copy;              /* OP_SEND_COPY: the caller's data, freed on completion */
+    void *context;           /* OP_SEND: reported on completion unless NULL */
+    void *copy;              /* OP_SEND: the caller's pieces gathered, freed on completion */
     struct arrival *arrival; /* OP_RECV */
     int peer;                /* sends: the credits they hold */
     size_t bytes;
@@ -91,6 +91,12 @@ static uint32_t next_tag; /* tags of this process's endpoints */
 
 /* Pieces of one send (the protocol's replies have two: header and data). */
 #define MAX_PIECES 4
+
+/* Up to this size a send's pieces are gathered into one buffer (MPI then copies it once more
+ * into its eager buffer) and an arrival is received at once with MPI_Mrecv: building and freeing
+ * a derived datatype per message, or tracking one more request, costs more CPU than copying a
+ * few KiB (perf/README.md). Larger pieces go as an MPI datatype, without the extra copy. */
+#define SMALL_MESSAGE 8192
 
 /* What the MPI library reads in MPI_Init, set before main runs: a program that starts MPI
  * itself (every ARMCI and Global Arrays program) does so before shmem_init. A user's value is
@@ -277,6 +283,12 @@ static size_t align_up(size_t at)
     return (at + 7) & ~(size_t)7;
 }
 
+static void arrival_landed(struct arrival *a)
+{
+    a->landed = 1;
+    a->m->landed += a->len;
+}
+
 /* Matches waiting messages into the posted buffers, oldest buffer first. Lock held. */
 static void match_arrivals(struct pg_net_ep *e)
 {
@@ -310,6 +322,12 @@ static void match_arrivals(struct pg_net_ep *e)
         else
             e->first = a;
         e->last = a;
+        if ((size_t)count <= SMALL_MESSAGE) {
+            /* Already in the library (eager): completes at once. */
+            MPI_Mrecv(a->buf, count, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+            arrival_landed(a);
+            continue;
+        }
         MPI_Request request;
         MPI_Imrecv(a->buf, count, MPI_BYTE, &message, &request);
         add_request(e, request, (struct op){.kind = OP_RECV, .arrival = a});
@@ -319,17 +337,15 @@ static void match_arrivals(struct pg_net_ep *e)
 static void completed(struct pg_net_ep *e, const struct op *op)
 {
     if (op->kind == OP_RECV) {
-        op->arrival->landed = 1;
-        op->arrival->m->landed += op->arrival->len;
+        arrival_landed(op->arrival);
         return;
     }
     e->to_peer[op->peer]--;
     e->in_flight--;
     e->bytes_in_flight -= op->bytes;
-    if (op->kind == OP_SEND_COPY) {
-        free(op->copy);
+    free(op->copy);
+    if (!op->context)
         return;
-    }
     e->sent = grow(e->sent, &e->sent_capacity, e->nsent + 1, sizeof *e->sent);
     e->sent[e->nsent++] = (struct pg_net_event){.context = op->context};
 }
@@ -399,8 +415,9 @@ static void mpi_sendv(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov
     }
     struct op op = {.kind = OP_SEND, .context = context, .peer = peer, .bytes = total};
     MPI_Request request;
-    if (!context) {
-        /* Complete at once for the caller: it may reuse its buffers on return. */
+    if (!context || (count > 1 && total <= SMALL_MESSAGE)) {
+        /* Without a context the send is complete for the caller, who may reuse its buffers on
+         * return. */
         char *copy = malloc(total ? total : 1);
         if (!copy)
             pg_fatal("transport", "out of memory for a %zu-byte send", total);
@@ -409,7 +426,6 @@ static void mpi_sendv(struct pg_net_ep *e, fi_addr_t to, const struct iovec *iov
             memcpy(copy + at, iov[i].iov_base, iov[i].iov_len);
             at += iov[i].iov_len;
         }
-        op.kind = OP_SEND_COPY;
         op.copy = copy;
         MPI_Isend(copy, (int)total, MPI_BYTE, peer, tag, comm, &request);
     } else if (count == 1) {
