@@ -148,6 +148,10 @@ void PARMCI_Barrier(void)
     pg_armci_check_init("ARMCI_Barrier");
     PG_PROF_COLL(BARRIER);
     pg_armci_all_fence();
+    /* Everything else the process has in flight too (OpenSHMEM's contexts in a program that
+     * uses both): the sync's signals between nodes go straight to the waiting PE and may
+     * overtake requests that no quiet has waited for. */
+    pg_quiet(NULL);
     pg_sync_all();
 }
 PG_ARMCI_ALIAS(ARMCI_Barrier)
