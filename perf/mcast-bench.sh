@@ -16,16 +16,8 @@ BUILD=${1:-build}
 ROUNDS=${2:-1}
 shift $(($# < 2 ? $# : 2))
 NODE_COUNTS=${*:-2 4 8 16}
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(dirname "$HERE")
-RUN="$ROOT/tests/netns/netns-run.sh"
-cd "$ROOT" || exit 1
-[[ -x $BUILD/perf/mcast_bench ]] || { echo "mcast-bench.sh: build first (make all bench)" >&2; exit 2; }
-OMPI_BENCH=/tmp/mcast_bench_ompi.$$
-have_oshmem=0
-if command -v oshcc >/dev/null && oshcc -O3 -o "$OMPI_BENCH" perf/mcast_bench.c 2>/dev/null; then
-    have_oshmem=1
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/bench-setup.sh"
+bench_setup mcast_bench
 trap 'rm -f "$OMPI_BENCH"' EXIT
 export OMPI_MCA_hwloc_base_binding_policy=none
 

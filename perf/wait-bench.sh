@@ -10,16 +10,8 @@ set -u
 BUILD=${1:-build}
 ROUNDS=${2:-3}
 SECONDS_PER_TEST=${3:-0.3}
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(dirname "$HERE")
-RUN="$ROOT/tests/netns/netns-run.sh"
-cd "$ROOT" || exit 1
-[[ -x $BUILD/perf/wait_bench ]] || { echo "wait-bench.sh: build first (make all bench)" >&2; exit 2; }
-OMPI_BENCH=/tmp/wait_bench_ompi.$$
-have_oshmem=0
-if command -v oshcc >/dev/null && oshcc -O3 -o "$OMPI_BENCH" perf/wait_bench.c 2>/dev/null; then
-    have_oshmem=1
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/bench-setup.sh"
+bench_setup wait_bench
 export OMPI_MCA_hwloc_base_binding_policy=none
 hogs=()
 start_hogs() {
