@@ -549,14 +549,16 @@ static void retransmit_overdue(void)
         if (!l->sent || !l->requests)
             continue;
         /* The server applies a source's requests in order: those behind the oldest one not done
-         * wait for it, so only its rail is suspect. */
+         * wait for it, so only its rail is suspect, and only for its first send: a request sent
+         * again is late on its new rail while that rail's connection is being made, and blaming
+         * it too left no rail that "works" to take the first one out (a hang over rxm). */
         int oldest = 1;
         for (uint16_t order = l->acked; order != l->order; order++) {
             struct sent *r = sent_at(node, order);
             if (r->order != order || r->awaits == AWAITS_NOTHING)
                 continue;
             if (r->block && !r->block->busy && now - r->sent_ns > timeout_ns(l, r->attempt))
-                retransmit(node, r, oldest);
+                retransmit(node, r, oldest && r->attempt == 0);
             oldest = 0;
         }
     }
