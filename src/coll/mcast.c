@@ -3,8 +3,9 @@
  * the team, lazily at its first broadcast; the root node's leader sends every fragment once to
  * the group, the other leaders receive them straight into their dest and hand them on to their
  * node's members by the on-node tree. Reliability as 000 ch5: fragments numbered in a window of
- * PANGEA_MCAST_WINDOW channels, a CRC32C on each, status reports (to the group: what a receiver
- * holds, as a count and a bitmap) that free channels for reuse and name the fragments missing,
+ * PANGEA_MCAST_WINDOW channels, a CRC32C on each, status reports (point to point to the root's
+ * leader: what a receiver holds, as a count and a bitmap) that free channels for reuse and name
+ * the fragments missing,
  * which the root's leader resends once a round trip has passed since it last sent them: to the
  * one node that named it, point to point, or to the group when a second node misses it. The
  * end of a broadcast is a point-to-point signal from each leader to the root's, which cannot be
@@ -378,9 +379,10 @@ static void send_datagram(struct pg_coll_mcast *mc, struct datagram_head *h, con
 }
 
 /* A receiver's status: `have` fragments held from the first, and a bitmap of the window
- * beyond (bit k: fragment have + k). */
+ * beyond (bit k: fragment have + k). To the root node's leader alone: no other leader reads
+ * statuses, and on the group every one would cost every node a receive and buffer space. */
 static void send_status(struct pg_coll_mcast *mc, uint32_t have, uint32_t nfrags, const char *held,
-                        enum status_reason why)
+                        enum status_reason why, int root_node)
 {
     uint32_t window = mc->window;
     uint8_t bits[1024 / 8] = {0};
@@ -392,7 +394,7 @@ static void send_status(struct pg_coll_mcast *mc, uint32_t have, uint32_t nfrags
                               .nfrags = nfrags,
                               .len = (uint16_t)((window + 7) / 8),
                               .hint = (uint16_t)why};
-    send_datagram(mc, &h, bits, -1);
+    send_datagram(mc, &h, bits, root_node);
 }
 
 static uint64_t rto_ns(const struct pg_coll_mcast *mc)
@@ -561,6 +563,7 @@ void pg_coll_mcast_receive(struct pangea_team *team, void *dest, size_t nbytes, 
     struct pg_coll_mcast *mc = team->mcast;
     uint32_t nfrags = fragments(mc, nbytes), have = 0, reported = 0, top = 0;
     uint32_t window = mc->window;
+    int root_node = pg_world.node_of[sender_pe];
     char *held = calloc(nfrags, 1);
     if (!held)
         pg_fatal("shmem_broadcast", "out of memory for %u fragments' marks", nfrags);
@@ -571,7 +574,7 @@ void pg_coll_mcast_receive(struct pangea_team *team, void *dest, size_t nbytes, 
         if (now - last >= quiet_ns) {
             /* Nothing new for a while: say where I stand (lost fragments at the end, or my
              * statuses lost). */
-            send_status(mc, have, nfrags, held, QUIET);
+            send_status(mc, have, nfrags, held, QUIET, root_node);
             last = now;
         }
         int timeout_ms = (int)((quiet_ns - (now - last)) / 1000000) + 1;
@@ -593,10 +596,10 @@ void pg_coll_mcast_receive(struct pangea_team *team, void *dest, size_t nbytes, 
             have++;
         if (have < nfrags && f > top) {
             /* A gap opened before this fragment: name what is missing at once. */
-            send_status(mc, have, nfrags, held, GAP);
+            send_status(mc, have, nfrags, held, GAP, root_node);
             reported = have;
         } else if (have - reported >= window / 2 && have < nfrags) {
-            send_status(mc, have, nfrags, held, PROGRESS);
+            send_status(mc, have, nfrags, held, PROGRESS, root_node);
             reported = have;
         }
         top = f + 1 > top ? f + 1 : top;
@@ -604,6 +607,6 @@ void pg_coll_mcast_receive(struct pangea_team *team, void *dest, size_t nbytes, 
     mc->received += nfrags;
     /* The signal first: on the final status the root's leader waits for the signal. */
     pg_coll_notify(team, sender_pe);
-    send_status(mc, nfrags, nfrags, held, PROGRESS);
+    send_status(mc, nfrags, nfrags, held, PROGRESS, root_node);
     free(held);
 }
