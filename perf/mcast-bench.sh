@@ -10,6 +10,8 @@
 # With MCAST_DATAGRAMS="0 8972 ..." it runs multicast once per PANGEA_MCAST_DATAGRAM given
 # (0: the provider's), then the tree and OSHMEM. MCAST_MTU=N gives every node's link that MTU
 # (netns-run.sh --mtu), for every implementation alike. MCAST_OSHMEM=0 leaves OSHMEM out.
+# MCAST_SIZES="8 1K ..." broadcasts those sizes instead of 8 B, 64 KiB and 4 MiB. Multicast
+# runs take it for every size (PANGEA_MCAST_MIN_SIZE=0): the sweep is what sets that tunable.
 # Needs root (namespaces) and a built tree (make all bench). Default nodes: 2 4 8 16.
 set -u
 BUILD=${1:-build}
@@ -26,25 +28,26 @@ run() {
     local impl=$1 nodes=$2
     case $impl in
     multicast-d*)
-        env PANGEA_MCAST_DATAGRAM="${impl#multicast-d}" PANGEA_MCAST=on SHMEM_INFO=1 NETNS_TIMEOUT=300 \
-            "$RUN" "${mtu[@]}" "$nodes" 1 -- "$BUILD/perf/mcast_bench" ;;
+        env PANGEA_MCAST_DATAGRAM="${impl#multicast-d}" PANGEA_MCAST=on PANGEA_MCAST_MIN_SIZE=0 SHMEM_INFO=1 NETNS_TIMEOUT=300 \
+            "$RUN" "${mtu[@]}" "$nodes" 1 -- "$BUILD/perf/mcast_bench" $sizes ;;
     multicast*)
         local window=${impl#multicast}
-        env ${window:+PANGEA_MCAST_WINDOW=${window#-}} PANGEA_MCAST=on SHMEM_INFO=1 NETNS_TIMEOUT=300 \
-            "$RUN" "${mtu[@]}" "$nodes" 1 -- "$BUILD/perf/mcast_bench" ;;
-    tree) PANGEA_MCAST=off NETNS_TIMEOUT=300 "$RUN" "${mtu[@]}" "$nodes" 1 -- "$BUILD/perf/mcast_bench" ;;
-    oshmem) UCX_TLS=tcp,self NETNS_TIMEOUT=300 "$RUN" -o "${mtu[@]}" "$nodes" 1 -- "$OMPI_BENCH" ;;
+        env ${window:+PANGEA_MCAST_WINDOW=${window#-}} PANGEA_MCAST=on PANGEA_MCAST_MIN_SIZE=0 SHMEM_INFO=1 NETNS_TIMEOUT=300 \
+            "$RUN" "${mtu[@]}" "$nodes" 1 -- "$BUILD/perf/mcast_bench" $sizes ;;
+    tree) PANGEA_MCAST=off NETNS_TIMEOUT=300 "$RUN" "${mtu[@]}" "$nodes" 1 -- "$BUILD/perf/mcast_bench" $sizes ;;
+    oshmem) UCX_TLS=tcp,self NETNS_TIMEOUT=300 "$RUN" -o "${mtu[@]}" "$nodes" 1 -- "$OMPI_BENCH" $sizes ;;
     esac 2>&1 | grep -E '^ *[0-9]+ +[0-9]+ +([0-9]|n/a)|retransmitted|fall back|TIMEOUT|rror' |
         sed "s/^/$(printf '%-12s %2d  ' "$impl" "$nodes")/"
 }
 
 mtu=()
+sizes=${MCAST_SIZES:-}
 [[ -n ${MCAST_MTU:-} ]] && mtu=(--mtu "$MCAST_MTU")
 impls="multicast tree"
 [[ -n ${MCAST_DATAGRAMS:-} ]] && impls="$(printf 'multicast-d%s ' $MCAST_DATAGRAMS)tree"
 ((have_oshmem)) && [[ ${MCAST_OSHMEM:-1} != 0 ]] && impls="$impls oshmem"
 [[ -n ${MCAST_WINDOWS:-} ]] && impls=$(printf 'multicast-%s ' $MCAST_WINDOWS)
-echo "# mcast-bench.sh: $(date -u '+%F %T') UTC, $(nproc) cores, $ROUNDS rounds, nodes: $NODE_COUNTS, MTU ${MCAST_MTU:-1500}"
+echo "# mcast-bench.sh: $(date -u '+%F %T') UTC, $(nproc) cores, $ROUNDS rounds, nodes: $NODE_COUNTS, MTU ${MCAST_MTU:-1500}, sizes ${MCAST_SIZES:-8 64K 4M}"
 echo "# impl      nodes      bytes  iters  bytes/bcast     x size  median(us)  x (nodes-1)"
 for round in $(seq "$ROUNDS"); do
     for nodes in $NODE_COUNTS; do

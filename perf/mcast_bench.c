@@ -12,9 +12,11 @@
  * its node's counter when no PE below it has the same host name. Latency: each PE's median
  * time in the call, the slowest PE's reported (as coll_bench).
  *
- *   mcast_bench [-i ITERS] [-n INTERFACE] [SIZE...]     sizes with K/M suffixes
+ *   mcast_bench [-i ITERS] [-n INTERFACE] [-r] [SIZE...]     sizes with K/M suffixes
  *
- * INTERFACE defaults to pgeth0 (the emulated nodes' link, tests/netns/netns-run.sh). */
+ * INTERFACE defaults to pgeth0 (the emulated nodes' link, tests/netns/netns-run.sh). With -r
+ * the bytes are those the nodes' links received (rx_bytes): a multicast datagram counts once
+ * per node that takes it, as the copies a switch makes would. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <shmem.h>
@@ -43,7 +45,7 @@ static uint64_t host_hash;
 static char counter_path[256];
 static int counts; /* this PE reads its node's counter */
 
-static long long tx_bytes(void)
+static long long link_bytes(void)
 {
     if (!counts)
         return 0;
@@ -60,7 +62,7 @@ static long long tx_bytes(void)
 /* All nodes' bytes since `before` (this PE's reading), summed; -1 when a counter is missing. */
 static long long all_nodes_since(long long before, int npes)
 {
-    long long now = tx_bytes();
+    long long now = link_bytes();
     bytes_in = before < 0 || now < 0 ? -(1ll << 40) : now - before;
     shmem_barrier_all();
     shmem_longlong_sum_to_all(&bytes_out, &bytes_in, 1, 0, 0, npes, lwork, psync_stat);
@@ -88,7 +90,7 @@ static void broadcast(void *dst, const void *src, size_t bytes, int npes)
 }
 
 /* Which PE reads its node's counter: the first of those with my host name. */
-static void choose_counters(int me, int npes, const char *ifname)
+static void choose_counters(int me, int npes, const char *ifname, const char *counter)
 {
     static uint64_t hashes_in, *hashes;
     char host[256] = "";
@@ -106,20 +108,22 @@ static void choose_counters(int me, int npes, const char *ifname)
         if (hashes[p] == host_hash)
             counts = 0;
     shmem_free(hashes);
-    snprintf(counter_path, sizeof counter_path, "/sys/class/net/%s/statistics/tx_bytes", ifname);
+    snprintf(counter_path, sizeof counter_path, "/sys/class/net/%s/statistics/%s", ifname, counter);
 }
 
 int main(int argc, char **argv)
 {
     int iters = 0, opt;
-    const char *ifname = "pgeth0";
-    while ((opt = getopt(argc, argv, "i:n:h")) != -1) {
+    const char *ifname = "pgeth0", *counter = "tx_bytes";
+    while ((opt = getopt(argc, argv, "i:n:rh")) != -1) {
         if (opt == 'i') {
             iters = atoi(optarg);
         } else if (opt == 'n') {
             ifname = optarg;
+        } else if (opt == 'r') {
+            counter = "rx_bytes";
         } else {
-            fprintf(stderr, "usage: %s [-i ITERS] [-n INTERFACE] [SIZE...]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-i ITERS] [-n INTERFACE] [-r] [SIZE...]\n", argv[0]);
             return 2;
         }
     }
@@ -150,7 +154,7 @@ int main(int argc, char **argv)
     }
     memset(src, 1, max);
     memset(dst, 0, max);
-    choose_counters(me, npes, ifname);
+    choose_counters(me, npes, ifname, counter);
     int nodes_in = counts, nodes = 0;
     {
         static int in, out;
@@ -162,7 +166,7 @@ int main(int argc, char **argv)
         nodes = out;
     }
     if (me == 0)
-        printf("# mcast_bench: %d PEs on %d nodes, %s; bytes = all nodes' %s tx_bytes per "
+        printf("# mcast_bench: %d PEs on %d nodes, %s; bytes = all nodes' %s %s per "
                "broadcast (barriers' taken away); us = slowest PE's median\n"
                "%9s %6s %12s %10s %10s %12s\n",
                npes, nodes,
@@ -171,7 +175,8 @@ int main(int argc, char **argv)
 #else
                "shmem_broadcast64 on all PEs",
 #endif
-               ifname, "bytes", "iters", "bytes/bcast", "x size", "median(us)", "x (nodes-1)");
+               ifname, counter, "bytes", "iters", "bytes/bcast", "x size", "median(us)",
+               "x (nodes-1)");
     for (int s = 0; s < nsizes; s++) {
         size_t bytes = sizes[s];
         int n = iters > 0 ? iters : bytes <= 4096 ? 200 : bytes <= (1 << 20) ? 50 : 12;
@@ -181,11 +186,11 @@ int main(int argc, char **argv)
             broadcast(dst, src, bytes, npes);
             shmem_barrier_all();
         }
-        long long before = tx_bytes();
+        long long before = link_bytes();
         for (int i = 0; i < n; i++)
             shmem_barrier_all();
         long long barriers = all_nodes_since(before, npes);
-        before = tx_bytes();
+        before = link_bytes();
         for (int i = 0; i < n; i++) {
             double t0 = bench_now_us();
             broadcast(dst, src, bytes, npes);

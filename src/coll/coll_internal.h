@@ -133,13 +133,14 @@ void pg_watch_fini(void);
 void pg_watch_depart(void);
 
 /* Multicast broadcast between node leaders (mcast.c). init checks PANGEA_MCAST=on against the
- * providers; fini reports (SHMEM_INFO). usable decides at a team's first broadcast whether its
- * node leaders use a multicast group (collective then) and says whether this broadcast does.
+ * providers; fini reports (SHMEM_INFO). usable decides at a team's first broadcast of at least
+ * PANGEA_MCAST_MIN_SIZE bytes whether its node leaders use a multicast group (collective then)
+ * and says whether this broadcast of nbytes does.
  * The root node's leader sends from `from`; every other node's leader receives into dest and
  * signals sender_pe, the sender's world PE. */
 void pg_coll_mcast_init(void);
 void pg_coll_mcast_fini(void);
-int pg_coll_mcast_usable(struct pangea_team *team);
+int pg_coll_mcast_usable(struct pangea_team *team, size_t nbytes);
 void pg_coll_mcast_send(struct pangea_team *team, const void *from, size_t nbytes);
 void pg_coll_mcast_receive(struct pangea_team *team, void *dest, size_t nbytes, int sender_pe);
 

@@ -214,7 +214,7 @@ void pg_coll_broadcast(struct pangea_team *team, void *dest, const void *source,
     struct tree tree;
     int root_pe = pg_team_pe(team, root), root_node = pg_world.node_of[root_pe];
     int leads = team->my_local == 0, on_root_node = pg_world.node == root_node;
-    int mcast = pg_coll_mcast_usable(team);
+    int mcast = pg_coll_mcast_usable(team, nbytes);
     if (mcast) {
         /* Between nodes by multicast (mcast.c), then the on-node tree under the node's head
          * (the root on its own node): a receiving leader holds the whole message first. */

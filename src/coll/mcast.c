@@ -3,9 +3,11 @@
  * the team, lazily at its first broadcast; the root node's leader sends every fragment once to
  * the group, the other leaders receive them straight into their dest and hand them on to their
  * node's members by the on-node tree. Reliability as 000 ch5: fragments numbered in a window of
- * PANGEA_MCAST_WINDOW channels, a CRC32C on each, status reports (to the group: what a receiver
- * holds, as a count and a bitmap) that free channels for reuse and name the fragments missing,
- * which the root's leader resends once a round trip has passed since it last sent them. The
+ * PANGEA_MCAST_WINDOW channels, a CRC32C on each, status reports (point to point to the root's
+ * leader: what a receiver holds, as a count and a bitmap) that free channels for reuse and name
+ * the fragments missing,
+ * which the root's leader resends once a round trip has passed since it last sent them: to the
+ * one node that named it, point to point, or to the group when a second node misses it. The
  * end of a broadcast is a point-to-point signal from each leader to the root's, which cannot be
  * lost: the root's leader never waits for a datagram that will not come. */
 #include "coll_internal.h"
@@ -35,6 +37,10 @@
 #define FIRST_LOSS_CHECK 8
 #define LOSS_CHECK_EVERY 64
 #define LOSS_SAMPLE 256
+/* A broadcast by multicast takes two trips (the data, then the receivers' statuses and end
+ * signals back); the tree takes one per level, ceil(log2 nodes). Up to this many nodes the
+ * tree takes at most two, and small broadcasts are left to it (PANGEA_MCAST_MIN_SIZE). */
+#define TREE_TWO_TRIPS_NODES 4
 
 enum { MCAST_UNDECIDED, MCAST_JOINED, MCAST_TREE };
 enum datagram_kind { DATA = 1, STATUS };
@@ -69,11 +75,20 @@ struct pg_coll_mcast {
     /* Fragments this leader received since the last loss check, and how many of them came
      * only after a later one (lost, then resent). */
     uint64_t received, missed;
+    /* Each node's leader as an address of the channel, for resends to it alone: 0 until the
+     * first, then the address + 1, or NO_PEER where there is none. */
+    uint64_t *peer;
 };
 
+#define NO_PEER UINT64_MAX
+
 static uint32_t job_tag;
+/* Every node's address as its team leaders' channels listen on it point to point (0: none),
+ * gathered at init. */
+static uint32_t *node_addr;
 /* Counted for SHMEM_INFO; teams may broadcast in several threads at once. */
-static long long broadcasts_sent, fragments_resent, fragments_corrupt;
+static long long broadcasts_sent, fragments_resent, fragments_unicast, fragments_corrupt,
+    broadcasts_small;
 static void count(long long *counter, long long n)
 {
     __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
@@ -104,7 +119,8 @@ void pg_coll_mcast_init(void)
 {
     uint64_t key = pg_world.job_key;
     job_tag = pg_crc32c(0, &key, sizeof key);
-    broadcasts_sent = fragments_resent = fragments_corrupt = 0;
+    broadcasts_sent = fragments_resent = fragments_unicast = fragments_corrupt = 0;
+    broadcasts_small = 0;
     if (pg_cfg.mcast_min_nodes < 2)
         pg_fatal("shmem_init",
                  "PANGEA_MCAST_MIN_NODES is %lld; it must be 2 or more (the fewest nodes a team "
@@ -126,8 +142,17 @@ void pg_coll_mcast_init(void)
                  "PANGEA_MCAST_MAX_LOSS is %lld; it must be 0 to 100 (percent of multicast "
                  "fragments resent before a team falls back to the tree)",
                  pg_cfg.mcast_max_loss);
+    if (pg_cfg.mcast == PG_MCAST_OFF || pg_world.nnodes < 2)
+        return;
+    /* The address each node sends to the groups from (they share one route) is where its
+     * leaders take a resend meant for them alone. */
+    uint32_t mine = pg_world.local_rank == 0 ? pg_mcast_source_addr(GROUP_BASE) : 0;
+    node_addr = calloc((size_t)pg_world.nnodes, sizeof *node_addr);
+    if (!node_addr)
+        pg_fatal("shmem_init", "out of memory for %d nodes' addresses", pg_world.nnodes);
+    pg_boot_leaders_allgather(&mine, node_addr, sizeof mine);
     /* On one node nothing goes between nodes, and no transport is open to name. */
-    if (pg_cfg.mcast != PG_MCAST_ON || pg_world.nnodes < 2)
+    if (pg_cfg.mcast != PG_MCAST_ON)
         return;
     char provider[64];
     if (!pg_mcast_offered(provider, sizeof provider))
@@ -151,11 +176,15 @@ void pg_coll_mcast_init(void)
 
 void pg_coll_mcast_fini(void)
 {
-    if (pg_cfg.info && broadcasts_sent + fragments_resent + fragments_corrupt > 0)
+    if (pg_cfg.info && broadcasts_sent + fragments_resent + fragments_corrupt + broadcasts_small)
         fprintf(stderr,
-                "pangea: PE %d: multicast broadcast: %lld sent, %lld fragments retransmitted, "
-                "%lld corrupt dropped\n",
-                pg_world.me, broadcasts_sent, fragments_resent, fragments_corrupt);
+                "pangea: PE %d: multicast broadcast: %lld sent, %lld fragments retransmitted "
+                "(%lld point to point), %lld corrupt dropped, %lld below PANGEA_MCAST_MIN_SIZE "
+                "by the tree\n",
+                pg_world.me, broadcasts_sent, fragments_resent, fragments_unicast,
+                fragments_corrupt, broadcasts_small);
+    free(node_addr);
+    node_addr = NULL;
 }
 
 void pg_coll_mcast_close(struct pangea_team *team)
@@ -164,6 +193,7 @@ void pg_coll_mcast_close(struct pangea_team *team)
         return;
     pg_mcast_close(team->mcast->channel);
     free(team->mcast->datagram);
+    free(team->mcast->peer);
     free(team->mcast);
     team->mcast = NULL;
 }
@@ -221,7 +251,8 @@ static void decide(struct pangea_team *team, struct pg_coll_mcast *mc)
             size_t most = pg_mcast_max_msg(mc->channel) - sizeof(struct datagram_head);
             mc->payload = most < UINT16_MAX ? most : UINT16_MAX;
             mc->datagram = malloc(pg_mcast_max_msg(mc->channel));
-            if (!mc->datagram)
+            mc->peer = calloc((size_t)pg_world.nnodes, sizeof *mc->peer);
+            if (!mc->datagram || !mc->peer)
                 pg_fatal("shmem_broadcast", "out of memory for a multicast datagram");
             if (pg_mcast_recv_buffer(mc->channel))
                 buffer = pg_mcast_recv_buffer(mc->channel);
@@ -280,7 +311,7 @@ static void check_losses(struct pangea_team *team, struct pg_coll_mcast *mc)
     }
 }
 
-int pg_coll_mcast_usable(struct pangea_team *team)
+int pg_coll_mcast_usable(struct pangea_team *team, size_t nbytes)
 {
     /* Not the legacy active sets: a PE remakes its one set whenever it calls with another, so
      * the members of a set would not agree on when it was joined nor on its broadcast count. */
@@ -288,6 +319,14 @@ int pg_coll_mcast_usable(struct pangea_team *team)
         team->nleaders < pg_cfg.mcast_min_nodes)
         return 0;
     struct pg_coll_mcast *mc = state_of(team);
+    /* Small: as many trips by the tree or fewer. Every member sees the same size: the team's
+     * count stays agreed, and a team that broadcasts only small messages never joins. Counted
+     * once, by member 0. */
+    if (nbytes < (size_t)pg_cfg.mcast_min_size && team->nleaders <= TREE_TWO_TRIPS_NODES) {
+        if (team->my_pe == 0 && mc->state != MCAST_TREE)
+            count(&broadcasts_small, 1);
+        return 0;
+    }
     if (mc->state == MCAST_UNDECIDED)
         decide(team, mc);
     if (mc->state == MCAST_JOINED && mc->seq == mc->next_check)
@@ -306,7 +345,23 @@ static uint32_t datagram_crc(struct datagram_head *h, const void *payload, size_
     return crc;
 }
 
-static void send_datagram(struct pg_coll_mcast *mc, struct datagram_head *h, const void *payload)
+/* Node's leader as the channel's address; 0 where it has none (no address, or the provider
+ * cannot send to it): the datagram then goes to the group. */
+static int unicast_peer(struct pg_coll_mcast *mc, int node, uint64_t *peer)
+{
+    if (!mc->peer[node]) {
+        uint64_t got = 0;
+        int known =
+            node_addr && node_addr[node] && !pg_mcast_peer(mc->channel, node_addr[node], &got);
+        mc->peer[node] = known ? got + 1 : NO_PEER;
+    }
+    *peer = mc->peer[node] - 1;
+    return mc->peer[node] != NO_PEER;
+}
+
+/* To the group, or to one node's leader alone (node >= 0, where it can be reached so). */
+static void send_datagram(struct pg_coll_mcast *mc, struct datagram_head *h, const void *payload,
+                          int node)
 {
     h->job = job_tag;
     h->team = mc->tag;
@@ -314,16 +369,20 @@ static void send_datagram(struct pg_coll_mcast *mc, struct datagram_head *h, con
     h->node = (uint16_t)pg_world.node;
     h->crc = datagram_crc(h, payload, h->len);
     struct iovec iov[2] = {{h, sizeof *h}, {(void *)payload, h->len}};
-    int rc = pg_mcast_send(mc->channel, iov, h->len ? 2 : 1);
+    uint64_t peer;
+    int rc = node >= 0 && unicast_peer(mc, node, &peer)
+                 ? pg_mcast_send_to(mc->channel, peer, iov, h->len ? 2 : 1)
+                 : pg_mcast_send(mc->channel, iov, h->len ? 2 : 1);
     if (rc)
         pg_fatal("shmem_broadcast", "multicast send failed: %s (provider %s)", fi_strerror(-rc),
                  pg_mcast_provider(mc->channel));
 }
 
 /* A receiver's status: `have` fragments held from the first, and a bitmap of the window
- * beyond (bit k: fragment have + k). */
+ * beyond (bit k: fragment have + k). To the root node's leader alone: no other leader reads
+ * statuses, and on the group every one would cost every node a receive and buffer space. */
 static void send_status(struct pg_coll_mcast *mc, uint32_t have, uint32_t nfrags, const char *held,
-                        enum status_reason why)
+                        enum status_reason why, int root_node)
 {
     uint32_t window = mc->window;
     uint8_t bits[1024 / 8] = {0};
@@ -335,7 +394,7 @@ static void send_status(struct pg_coll_mcast *mc, uint32_t have, uint32_t nfrags
                               .nfrags = nfrags,
                               .len = (uint16_t)((window + 7) / 8),
                               .hint = (uint16_t)why};
-    send_datagram(mc, &h, bits);
+    send_datagram(mc, &h, bits, root_node);
 }
 
 static uint64_t rto_ns(const struct pg_coll_mcast *mc)
@@ -346,30 +405,32 @@ static uint64_t rto_ns(const struct pg_coll_mcast *mc)
     return rto < MIN_RTO_NS ? MIN_RTO_NS : rto > MAX_RTO_NS ? MAX_RTO_NS : rto;
 }
 
-/* The sender's record of the window: when each fragment last left, and whether it left more
- * than once (its round trip is then not measured, as Karn's rule). Fragment f is slot f %
- * window: the window never holds two fragments of one slot. */
+/* The sender's record of the window: when each fragment last left, whether it left more than
+ * once (its round trip is then not measured, as Karn's rule) and to which node alone (-1: the
+ * group). Fragment f is slot f % window: the window never holds two fragments of one slot. */
 struct window {
     uint64_t *sent_at;
     uint32_t *frag; /* in the slot */
+    int *to;
     char *resent;
     uint32_t size;
 };
 
 static void send_fragment(struct pg_coll_mcast *mc, struct window *w, const char *from,
-                          size_t nbytes, uint32_t f, uint32_t nfrags)
+                          size_t nbytes, uint32_t f, uint32_t nfrags, int node)
 {
     size_t off = (size_t)f * mc->payload;
     uint64_t quiet = QUIET_RTOS * rto_ns(mc) / 100000;
     struct datagram_head h = {.kind = DATA, .frag = f, .nfrags = nfrags};
     h.len = (uint16_t)(nbytes - off < mc->payload ? nbytes - off : mc->payload);
     h.hint = (uint16_t)(quiet < UINT16_MAX ? quiet : UINT16_MAX);
-    send_datagram(mc, &h, from + off);
+    send_datagram(mc, &h, from + off, node);
     uint64_t now = pg_now_ns();
     uint32_t slot = f % w->size;
     w->resent[slot] = w->sent_at[slot] && w->frag[slot] == f;
     w->sent_at[slot] = now;
     w->frag[slot] = f;
+    w->to[slot] = node;
 }
 
 /* The next datagram of this broadcast of the kind wanted, checked; NULL when the one that
@@ -396,9 +457,12 @@ static uint32_t fragments(const struct pg_coll_mcast *mc, size_t nbytes)
 
 /* A status from a receiver: the fragments it names as missing go again. Those below the
  * highest it holds are lost (the links keep the order): they go at once, unless they were
- * resent less than a resend timeout ago (for another receiver's status). After a quiet wait
- * those above go too, when they left more than a resend timeout ago. Every receiver holds the
- * fragments below base. */
+ * resent to it less than a resend timeout ago (for another receiver's status). After a quiet
+ * wait those above go too, when they left more than a resend timeout ago. A fragment goes to
+ * the node that named it alone, point to point: with losses independent per node, most are
+ * missing at one node only, and the others need not receive it again. One that a second node
+ * names missing within a resend timeout of its resend to another goes to the group. Every
+ * receiver holds the fragments below base. */
 static void resend_missing(struct pg_coll_mcast *mc, struct window *w,
                            const struct datagram_head *h, const char *from, size_t nbytes,
                            uint32_t base, uint32_t next, uint32_t nfrags)
@@ -414,10 +478,14 @@ static void resend_missing(struct pg_coll_mcast *mc, struct window *w,
     for (uint32_t f = h->frag > base ? h->frag : base; f < end; f++) {
         uint32_t k = f - h->frag, slot = f % w->size;
         int recent = now - w->sent_at[slot] < rto && (w->resent[slot] || f > top);
-        if (bits[k / 8] >> k % 8 & 1 || recent)
+        int reached_it = w->to[slot] < 0 || w->to[slot] == h->node;
+        if (bits[k / 8] >> k % 8 & 1 || (recent && reached_it))
             continue;
-        send_fragment(mc, w, from, nbytes, f, nfrags);
+        int to = recent ? -1 : h->node;
+        send_fragment(mc, w, from, nbytes, f, nfrags, to);
         count(&fragments_resent, 1);
+        if (to >= 0)
+            count(&fragments_unicast, 1);
     }
 }
 
@@ -429,10 +497,11 @@ void pg_coll_mcast_send(struct pangea_team *team, const void *from, size_t nbyte
     struct window w = {.size = mc->window};
     w.sent_at = calloc(w.size, sizeof *w.sent_at);
     w.frag = calloc(w.size, sizeof *w.frag);
+    w.to = calloc(w.size, sizeof *w.to);
     w.resent = calloc(w.size, 1);
     uint32_t *acked = calloc((size_t)n, sizeof *acked);
     char *done = calloc((size_t)n, 1);
-    if (!acked || !done || !w.sent_at || !w.frag || !w.resent)
+    if (!acked || !done || !w.sent_at || !w.frag || !w.to || !w.resent)
         pg_fatal("shmem_broadcast", "out of memory for %d nodes' acknowledgements", n);
     while (remaining > 0) {
         /* One fragment, then one datagram taken: statuses, and my own fragments where the
@@ -440,7 +509,7 @@ void pg_coll_mcast_send(struct pangea_team *team, const void *from, size_t nbyte
          * where the statuses behind them would be dropped. */
         int more = next < nfrags && next < base + w.size;
         if (more)
-            send_fragment(mc, &w, from, nbytes, next++, nfrags);
+            send_fragment(mc, &w, from, nbytes, next++, nfrags, -1);
         const struct datagram_head *h =
             next_datagram(mc, STATUS, nfrags, more ? 0 : (int)(rto_ns(mc) / 1000000) + 1);
         int from_node = -1;
@@ -483,6 +552,7 @@ void pg_coll_mcast_send(struct pangea_team *team, const void *from, size_t nbyte
     count(&broadcasts_sent, 1);
     free(w.sent_at);
     free(w.frag);
+    free(w.to);
     free(w.resent);
     free(acked);
     free(done);
@@ -493,6 +563,7 @@ void pg_coll_mcast_receive(struct pangea_team *team, void *dest, size_t nbytes, 
     struct pg_coll_mcast *mc = team->mcast;
     uint32_t nfrags = fragments(mc, nbytes), have = 0, reported = 0, top = 0;
     uint32_t window = mc->window;
+    int root_node = pg_world.node_of[sender_pe];
     char *held = calloc(nfrags, 1);
     if (!held)
         pg_fatal("shmem_broadcast", "out of memory for %u fragments' marks", nfrags);
@@ -503,7 +574,7 @@ void pg_coll_mcast_receive(struct pangea_team *team, void *dest, size_t nbytes, 
         if (now - last >= quiet_ns) {
             /* Nothing new for a while: say where I stand (lost fragments at the end, or my
              * statuses lost). */
-            send_status(mc, have, nfrags, held, QUIET);
+            send_status(mc, have, nfrags, held, QUIET, root_node);
             last = now;
         }
         int timeout_ms = (int)((quiet_ns - (now - last)) / 1000000) + 1;
@@ -525,10 +596,10 @@ void pg_coll_mcast_receive(struct pangea_team *team, void *dest, size_t nbytes, 
             have++;
         if (have < nfrags && f > top) {
             /* A gap opened before this fragment: name what is missing at once. */
-            send_status(mc, have, nfrags, held, GAP);
+            send_status(mc, have, nfrags, held, GAP, root_node);
             reported = have;
         } else if (have - reported >= window / 2 && have < nfrags) {
-            send_status(mc, have, nfrags, held, PROGRESS);
+            send_status(mc, have, nfrags, held, PROGRESS, root_node);
             reported = have;
         }
         top = f + 1 > top ? f + 1 : top;
@@ -536,6 +607,6 @@ void pg_coll_mcast_receive(struct pangea_team *team, void *dest, size_t nbytes, 
     mc->received += nfrags;
     /* The signal first: on the final status the root's leader waits for the signal. */
     pg_coll_notify(team, sender_pe);
-    send_status(mc, nfrags, nfrags, held, PROGRESS);
+    send_status(mc, nfrags, nfrags, held, PROGRESS, root_node);
     free(held);
 }

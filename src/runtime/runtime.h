@@ -89,6 +89,8 @@
       "Broadcasts between nodes by multicast: auto (where it can be joined), on, or off")   \
     X(mcast_min_nodes, INT, "PANGEA_MCAST_MIN_NODES", "2", COLLECTIVES,                     \
       "Teams spanning fewer nodes than this broadcast by the point-to-point tree")          \
+    X(mcast_min_size, SIZE, "PANGEA_MCAST_MIN_SIZE", "128K", COLLECTIVES,                   \
+      "Broadcasts of fewer bytes to at most 4 nodes go by the point-to-point tree")         \
     X(mcast_window, INT, "PANGEA_MCAST_WINDOW", "64", COLLECTIVES,                          \
       "Multicast fragments a broadcast's root sends beyond the lowest all nodes hold")      \
     X(mcast_datagram, SIZE, "PANGEA_MCAST_DATAGRAM", "0", COLLECTIVES,                      \

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 /* The receive buffer asked for: 16 MiB, capped by the kernel at net.core.rmem_max. */
 #define RECV_BUFFER (16 << 20)
@@ -30,6 +31,7 @@ struct pg_mcast {
     struct fid_av *av;
     struct fid_mc *mc;
     fi_addr_t group;
+    uint16_t port;
     char provider[64];
     size_t datagram;    /* the largest datagram sent and received */
     size_t recv_buffer; /* the kernel's receive buffer, 0 when unknown */
@@ -186,6 +188,7 @@ struct pg_mcast *pg_mcast_open(uint32_t group, uint16_t port, size_t datagram, c
         return NULL;
     }
     m->group = fi_mc_addr(m->mc);
+    m->port = port;
     m->recv_buffer = tune_socket(port, RECV_BUFFER);
     m->datagram = datagram ? datagram : m->info->ep_attr->max_msg_size;
     m->recv_buf = malloc(m->datagram);
@@ -275,14 +278,13 @@ static ssize_t take(struct pg_mcast *m, int *sent, int timeout_ms)
     return 1;
 }
 
-int pg_mcast_send(struct pg_mcast *m, const struct iovec *iov, size_t count)
+static int send_datagram(struct pg_mcast *m, fi_addr_t to, uint64_t flags, const struct iovec *iov,
+                         size_t count)
 {
     ssize_t rc;
     int sent = 0;
-    /* FI_MULTICAST: the address is the group's (fi_mc_addr), not an address vector's entry. */
-    struct fi_msg msg = {
-        .msg_iov = iov, .iov_count = count, .addr = m->group, .context = &m->send_ctx};
-    while ((rc = fi_sendmsg(m->ep, &msg, FI_MULTICAST)) == -FI_EAGAIN)
+    struct fi_msg msg = {.msg_iov = iov, .iov_count = count, .addr = to, .context = &m->send_ctx};
+    while ((rc = fi_sendmsg(m->ep, &msg, flags)) == -FI_EAGAIN)
         take(m, &sent, 0);
     if (rc)
         return (int)rc;
@@ -293,6 +295,47 @@ int pg_mcast_send(struct pg_mcast *m, const struct iovec *iov, size_t count)
             return (int)n;
     }
     return 0;
+}
+
+int pg_mcast_send(struct pg_mcast *m, const struct iovec *iov, size_t count)
+{
+    /* FI_MULTICAST: the address is the group's (fi_mc_addr), not an address vector's entry. */
+    return send_datagram(m, m->group, FI_MULTICAST, iov, count);
+}
+
+int pg_mcast_send_to(struct pg_mcast *m, uint64_t peer, const struct iovec *iov, size_t count)
+{
+    return send_datagram(m, (fi_addr_t)peer, 0, iov, count);
+}
+
+int pg_mcast_peer(struct pg_mcast *m, uint32_t addr, uint64_t *peer)
+{
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(m->port)};
+    to.sin_addr.s_addr = htonl(addr);
+    fi_addr_t got;
+    int rc = fi_av_insert(m->av, &to, 1, &got, 0, NULL);
+    if (rc != 1)
+        return rc < 0 ? rc : -FI_EINVAL;
+    *peer = got;
+    return 0;
+}
+
+uint32_t pg_mcast_source_addr(uint32_t group)
+{
+    /* A datagram socket connected to the group sends nothing, but the kernel picks its route
+     * and so its source address. */
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(9)}, from;
+    to.sin_addr.s_addr = htonl(group);
+    socklen_t len = sizeof from;
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0)
+        return 0;
+    uint32_t addr = 0;
+    if (!connect(fd, (struct sockaddr *)&to, sizeof to) &&
+        !getsockname(fd, (struct sockaddr *)&from, &len))
+        addr = ntohl(from.sin_addr.s_addr);
+    close(fd);
+    return addr;
 }
 
 size_t pg_mcast_recv(struct pg_mcast *m, void *buf, size_t len, int timeout_ms)

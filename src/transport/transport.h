@@ -179,6 +179,14 @@ const char *pg_mcast_provider(const struct pg_mcast *m);
  * providers may deliver them); returns when its buffers may be reused. 0, or a negative libfabric
  * error. */
 int pg_mcast_send(struct pg_mcast *m, const struct iovec *iov, size_t count);
+/* Point to point on the same channel: the host at addr (IPv4, host order) as an address of
+ * the channel (to the channel's port there, where that host's member of the group listens),
+ * into *peer; 0, or a negative libfabric error. Then one datagram to it, as pg_mcast_send. */
+int pg_mcast_peer(struct pg_mcast *m, uint32_t addr, uint64_t *peer);
+int pg_mcast_send_to(struct pg_mcast *m, uint64_t peer, const struct iovec *iov, size_t count);
+/* The address (IPv4, host order) this host sends to group from: the one the group's other
+ * members can reach it at point to point. 0 where no route leads to the group. */
+uint32_t pg_mcast_source_addr(uint32_t group);
 /* Receives the next datagram into buf (at most len bytes), sleeping up to timeout_ms for
  * one; its length, 0 when none came. */
 size_t pg_mcast_recv(struct pg_mcast *m, void *buf, size_t len, int timeout_ms);

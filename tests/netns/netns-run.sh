@@ -2,8 +2,8 @@
 # netns-run.sh - run an MPI (MPICH hydra) job whose PEs sit on several emulated "nodes".
 #
 # Usage:
-#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] [-r N] [-M] [-d N] [-m N] NODES PES_PER_NODE -- PROGRAM [ARGS...]
-#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] [-r N] [-M] [-d N] [-m N] NODESxPES_PER_NODE -- PROGRAM [ARGS...]
+#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] [-r N] [-M] [-d N [-D I]] [-m N] NODES PES_PER_NODE -- PROGRAM [ARGS...]
+#   tests/netns/netns-run.sh [-k] [-v] [-o] [-t] [-f FILE] [-c N] [-r N] [-M] [-d N [-D I]] [-m N] NODESxPES_PER_NODE -- PROGRAM [ARGS...]
 #   tests/netns/netns-run.sh -C       # remove leftovers of runs that were SIGKILLed
 #
 #   -k  keep the run directory (node table, holder logs) in /tmp after the run and print its
@@ -35,6 +35,8 @@
 #   -d N, --drop-multicast N
 #       drop about 1 in N of the multicast UDP datagrams reaching each node: a tc BPF program
 #       (drop.bpf.c, built here with clang) on the way into each node's pgeth0
+#   -D I, --drop-node I
+#       with -d: drop only on the way into node I (0 <= I < NODES), a single lossy port
 #   -m N, --mtu N
 #       MTU of link 0 (pgeth0 and its bridge port), 68 to 65535 (default: veth's 1500), to
 #       emulate jumbo frames (9000) or an InfiniBand-like 4 KiB MTU
@@ -106,7 +108,7 @@ TAG="pgns$$"
 HEAD_NS="$TAG-head"
 
 usage() {
-    sed -n '3,34p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,/^#   -C/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 msg() { echo "$ME: $*" >&2; }
@@ -166,13 +168,14 @@ add_clsact() {
 }
 
 # --drop-multicast N: builds drop.bpf.c for this rate and attaches it to the way into every
-# node's link 0 (where the multicast route is).
+# node's link 0 (where the multicast route is), or node DROP_NODE's alone (--drop-node).
 attach_drop() {
     local obj=$RUNDIR/drop.o
     command -v clang >/dev/null || skip "--drop-multicast needs clang (tools/install-deps.sh test)"
     clang -O2 -target bpf -I/usr/include/x86_64-linux-gnu -DDROP_ONE_IN="$DROP" \
         -c "$HERE/drop.bpf.c" -o "$obj" || die "cannot build the drop program $HERE/drop.bpf.c"
     for ((i = 0; i < NODES; i++)); do
+        [[ -z $DROP_NODE || $i == "$DROP_NODE" ]] || continue
         add_clsact "$i" "$NODE_IF"
         run ip netns exec "$TAG-n$i" tc filter add dev "$NODE_IF" ingress bpf da obj "$obj" \
             sec classifier
@@ -216,6 +219,7 @@ main() {
     RAILS=1
     MULTICAST=1
     DROP=0
+    DROP_NODE=
     MTU=0
     local args=()
     while [[ $# -gt 0 && $1 != -- ]]; do # --corrupt N is -c N, --rails N is -r N
@@ -224,13 +228,14 @@ main() {
         --rails) args+=(-r) ;;
         --no-multicast) args+=(-M) ;;
         --drop-multicast) args+=(-d) ;;
+        --drop-node) args+=(-D) ;;
         --mtu) args+=(-m) ;;
         *) args+=("$1") ;;
         esac
         shift
     done
     set -- "${args[@]}" "$@"
-    while getopts ":kvotf:c:r:Md:m:Ch" opt; do
+    while getopts ":kvotf:c:r:Md:D:m:Ch" opt; do
         case $opt in
         r)
             [[ $OPTARG =~ ^[1-4]$ ]] || { msg "--rails takes N from 1 to 4, not '$OPTARG'"; exit 2; }
@@ -248,6 +253,10 @@ main() {
             [[ $OPTARG =~ ^[0-9]+$ ]] && ((10#$OPTARG >= 1)) ||
                 { msg "--drop-multicast takes N >= 1 (about 1 datagram in N), not '$OPTARG'"; exit 2; }
             DROP=$((10#$OPTARG))
+            ;;
+        D)
+            [[ $OPTARG =~ ^[0-9]+$ ]] || { msg "--drop-node takes a node number, not '$OPTARG'"; exit 2; }
+            DROP_NODE=$((10#$OPTARG))
             ;;
         m)
             [[ $OPTARG =~ ^[0-9]+$ ]] && ((10#$OPTARG >= 68 && 10#$OPTARG <= 65535)) ||
@@ -286,6 +295,8 @@ main() {
     PPN=$((10#$PPN))
     ((NODES >= 1 && NODES <= 200)) || { msg "NODES must be 1..200"; usage; }
     ((PPN >= 1 && PPN <= 1024)) || { msg "PES_PER_NODE must be 1..1024"; usage; }
+    [[ -z $DROP_NODE ]] || ((DROP && DROP_NODE < NODES)) ||
+        { msg "--drop-node $DROP_NODE needs --drop-multicast and a node below $NODES"; exit 2; }
     NPROCS=$((NODES * PPN))
 
     TIMEOUT=${NETNS_TIMEOUT:-300}
