@@ -169,15 +169,30 @@ static const struct tunable *find_tunable(const char *env)
     return NULL;
 }
 
+/* The default of t for the transport chosen: over MPI the pipeline's chunk is larger, since
+ * every chunk costs the library a matched probe, a receive and polls of its own while the
+ * bytes cost about what they cost over libfabric (docs/transport.md, "Chunks"). */
+static const char *default_of(const struct tunable *t, int over_mpi)
+{
+    if (over_mpi && t->value == &pg_cfg.pipeline_buffer_size)
+        return PG_MPI_PIPELINE_BUFFER_SIZE;
+    return t->def;
+}
+
+static int over_mpi(void)
+{
+    return pg_cfg.transport == PG_TRANSPORT_MPI;
+}
+
 size_t pg_config_early_size(const char *env)
 {
     const struct tunable *t = find_tunable(env);
-    const char *value = getenv(env);
+    const char *value = getenv(env), *transport = getenv("PANGEA_TRANSPORT");
     size_t size = 0;
     if (!t || t->kind != PG_KIND_SIZE)
         pg_fatal("config", "%s is not a size tunable", env);
     if (!value || pg_parse_size(value, &size) != 0)
-        pg_parse_size(t->def, &size);
+        pg_parse_size(default_of(t, transport && strcasecmp(transport, "mpi") == 0), &size);
     return size;
 }
 
@@ -344,6 +359,10 @@ int pg_config_load(void)
         }
         sources[i] = PG_SOURCE_ENV;
     }
+    for (size_t i = 0; i < TUNABLE_COUNT; i++)
+        if (sources[i] == PG_SOURCE_DEFAULT &&
+            default_of(&tunables[i], over_mpi()) != tunables[i].def)
+            parse_value(&tunables[i], default_of(&tunables[i], over_mpi()), tunables[i].value);
     return status;
 }
 
@@ -357,7 +376,7 @@ void pg_config_check_provider(const char *provider)
             tuning.path, provider_line, tuning.provider, provider);
     for (size_t i = 0; i < TUNABLE_COUNT; i++) {
         if (sources[i] == PG_SOURCE_FILE) {
-            parse_value(&tunables[i], tunables[i].def, tunables[i].value);
+            parse_value(&tunables[i], default_of(&tunables[i], over_mpi()), tunables[i].value);
             sources[i] = PG_SOURCE_DEFAULT;
         }
     }
@@ -391,7 +410,7 @@ static void print_row(FILE *out, size_t i, int meanings)
     const struct tunable *t = &tunables[i];
     char value[32];
     fprintf(out, "%-28s %-12s %-8s %s\n", t->env, value_text(t, value, sizeof value),
-            source_names[sources[i]], t->def);
+            source_names[sources[i]], default_of(t, over_mpi()));
     if (meanings)
         pg_print_wrapped(out, 4, t->meaning);
 }

@@ -58,7 +58,7 @@
     X(pipeline_buffers, INT, "PANGEA_PIPELINE_BUFFERS", "16", NETWORK,                      \
       "Send buffers per PE for off-node transfers: how many chunks one PE keeps in flight") \
     X(pipeline_buffer_size, SIZE, "PANGEA_PIPELINE_BUFFER_SIZE", "64K", NETWORK,            \
-      "Data bytes per chunk of an off-node transfer (larger transfers are split)")          \
+      "Data bytes per chunk of an off-node transfer (default over mpi: 256K)")              \
     X(direct_rma_threshold, SIZE, "PANGEA_DIRECT_RMA_THRESHOLD", "0", NETWORK,              \
       "Off-node contiguous puts/gets of at least this many bytes are one RMA (0: never)")   \
     X(put_batch, SIZE, "PANGEA_PUT_BATCH", "64K", NETWORK,                                  \
@@ -140,6 +140,8 @@ enum pg_wait_mode { PG_WAIT_SLEEP, PG_WAIT_SPIN };
 enum pg_transport_kind { PG_TRANSPORT_OFI, PG_TRANSPORT_MPI };
 #define PG_KIND_TRANSPORT PG_KIND_CHOICE
 #define PG_WORDS_TRANSPORT ((const char *const[]){"ofi", "mpi", NULL})
+/* PANGEA_PIPELINE_BUFFER_SIZE's default over PANGEA_TRANSPORT=mpi (docs/transport.md). */
+#define PG_MPI_PIPELINE_BUFFER_SIZE "256K"
 
 /* PANGEA_MCAST. */
 enum pg_mcast_mode { PG_MCAST_AUTO, PG_MCAST_ON, PG_MCAST_OFF };

@@ -6,7 +6,10 @@
  * MPI_Testsome, receives in the order they were matched (MPI keeps each sender's order, the
  * protocol's FI_ORDER_SAS). Messages in flight are capped per peer and per endpoint
  * (PANGEA_MPI_CREDITS) so that an application's own MPI traffic keeps its share of the
- * library's resources. No RMA: every transfer goes through the data servers. */
+ * library's resources. No RMA: every transfer goes through the data servers. A process's
+ * waiting threads share one driver of MPI's progress; the others sleep until it finds their
+ * completions (mpi_wait). */
+#define _GNU_SOURCE /* pthread_cond_clockwait */
 #include "transport_internal.h"
 
 #include "runtime/runtime.h"
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 /* What an endpoint's name holds: its process's rank and the tag its messages carry. */
@@ -70,7 +74,7 @@ struct pg_net_ep {
     int *to_peer;
     int in_flight;
     size_t bytes_in_flight;
-    uint64_t last_event_ns; /* when a poll last found something */
+    struct pg_net_ep *next_open; /* the process's endpoints (progress.open) */
 };
 
 /* Nothing to register: MPI takes any memory. A region is remembered only to be closed. */
@@ -85,9 +89,28 @@ static MPI_Comm comm = MPI_COMM_NULL;
 static int comm_size;
 static uint32_t next_tag; /* tags of this process's endpoints */
 
-/* Waits poll and yield for this long after an endpoint's last event, then sleep (mpi_wait). */
+/* The driver polls and yields for this long after the process's last event, then sleeps
+ * (drive_until). */
 #define WAIT_YIELD_NS 50000
 #define WAIT_MOST_SLEEP_NS 16000000
+
+/* MPI has no wait object a thread could sleep on (its blocking calls poll), so of the process's
+ * threads waiting in mpi_wait (a PE's, its node's data server's) one, the driver, polls MPI for
+ * every endpoint of the process and wakes the others when it finds their completions; they
+ * sleep on a condition variable meanwhile. Two pollers would compete for the cores the PEs
+ * need, and a polling thread spends its share of the core, so that a loaded machine runs it
+ * late (perf/README.md). */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t woken;   /* completions found, the driver left, or a new waiter came */
+    struct pg_net_ep *open; /* the process's endpoints */
+    int driving;            /* a waiter is the driver */
+    int driver_asleep;      /* between two polls: a new waiter wakes it */
+    int in_pass;            /* the driver is polling the endpoints (mpi_ep_close waits) */
+    int sleepers;           /* waiters asleep on woken */
+    int closing;            /* mpi_ep_close waiting for a pass to end */
+    uint64_t last_event_ns; /* when a poll of any endpoint last found something */
+} progress = {.lock = PTHREAD_MUTEX_INITIALIZER, .woken = PTHREAD_COND_INITIALIZER};
 
 /* Pieces of one send (the protocol's replies have two: header and data). */
 #define MAX_PIECES 4
@@ -231,7 +254,11 @@ static struct pg_net_ep *mpi_ep_open(const char *role, size_t max_message)
     e->role = role;
     e->max_message = max_message;
     e->tag = __atomic_add_fetch(&next_tag, 1, __ATOMIC_RELAXED);
-    e->last_event_ns = pg_now_ns();
+    pthread_mutex_lock(&progress.lock);
+    e->next_open = progress.open;
+    progress.open = e;
+    __atomic_store_n(&progress.last_event_ns, pg_now_ns(), __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&progress.lock);
     return e;
 }
 
@@ -289,16 +316,18 @@ static void arrival_landed(struct arrival *a)
     a->m->landed += a->len;
 }
 
-/* Matches waiting messages into the posted buffers, oldest buffer first. Lock held. */
-static void match_arrivals(struct pg_net_ep *e)
+/* Matches waiting messages into the posted buffers, oldest buffer first. Returns how many
+ * landed at once. Lock held. */
+static int match_arrivals(struct pg_net_ep *e)
 {
+    int landed = 0;
     while (e->nposted) {
         int flag = 0, count = 0;
         MPI_Message message;
         MPI_Status status;
         MPI_Improbe(MPI_ANY_SOURCE, (int)e->tag, comm, &flag, &message, &status);
         if (!flag)
-            return;
+            break;
         MPI_Get_count(&status, MPI_BYTE, &count);
         if ((size_t)count > e->max_message)
             pg_fatal("transport",
@@ -326,12 +355,14 @@ static void match_arrivals(struct pg_net_ep *e)
             /* Already in the library (eager): completes at once. */
             MPI_Mrecv(a->buf, count, MPI_BYTE, &message, MPI_STATUS_IGNORE);
             arrival_landed(a);
+            landed++;
             continue;
         }
         MPI_Request request;
         MPI_Imrecv(a->buf, count, MPI_BYTE, &message, &request);
         add_request(e, request, (struct op){.kind = OP_RECV, .arrival = a});
     }
+    return landed;
 }
 
 static void completed(struct pg_net_ep *e, const struct op *op)
@@ -350,17 +381,23 @@ static void completed(struct pg_net_ep *e, const struct op *op)
     e->sent[e->nsent++] = (struct pg_net_event){.context = op->context};
 }
 
-/* Drives MPI's progress for the endpoint: new arrivals matched, finished requests collected.
- * Lock held. */
-static void drive(struct pg_net_ep *e)
+/* Whether completions wait to be reported. Lock held. */
+static int has_events(const struct pg_net_ep *e)
 {
-    match_arrivals(e);
+    return e->nsent || (e->first && e->first->landed);
+}
+
+/* Drives MPI's progress for the endpoint: new arrivals matched, finished requests collected.
+ * Returns how many messages landed or were sent. Lock held. */
+static int drive(struct pg_net_ep *e)
+{
+    int landed = match_arrivals(e);
     if (!e->active)
-        return;
+        return landed;
     int n = 0;
     MPI_Testsome(e->active, e->requests, &n, e->done, e->statuses);
     if (n == MPI_UNDEFINED || n == 0)
-        return;
+        return landed;
     for (int i = 0; i < n; i++)
         completed(e, &e->ops[e->done[i]]);
     int kept = 0;
@@ -371,6 +408,7 @@ static void drive(struct pg_net_ep *e)
         e->ops[kept++] = e->ops[i];
     }
     e->active = kept;
+    return landed + n;
 }
 
 /* Whether a send of bytes to peer stays within the credits. Lock held. */
@@ -514,18 +552,14 @@ static void mpi_rma(struct pg_net_ep *e, int write, fi_addr_t peer, void *buf, s
              e->role, write ? "write" : "read", len);
 }
 
-/* Completed sends first, then the receives that landed, in the order they were matched.
- * *pending: requests still in flight afterwards. */
-static int poll_pending(struct pg_net_ep *e, struct pg_net_event *events, int max, int *pending)
+/* Reports what completed: sends first, then the receives that landed, in the order they were
+ * matched. Lock held. */
+static int take_events(struct pg_net_ep *e, struct pg_net_event *events, int max)
 {
-    pthread_mutex_lock(&e->lock);
-    drive(e);
-    int n = 0;
-    int sends = e->nsent < max ? e->nsent : max;
-    memcpy(events, e->sent, (size_t)sends * sizeof *events);
-    memmove(e->sent, e->sent + sends, (size_t)(e->nsent - sends) * sizeof *e->sent);
-    e->nsent -= sends;
-    n = sends;
+    int n = e->nsent < max ? e->nsent : max;
+    memcpy(events, e->sent, (size_t)n * sizeof *events);
+    memmove(e->sent, e->sent + n, (size_t)(e->nsent - n) * sizeof *e->sent);
+    e->nsent -= n;
     while (n < max && e->first && e->first->landed) {
         struct arrival *a = e->first;
         if (!(e->first = a->next))
@@ -537,45 +571,123 @@ static int poll_pending(struct pg_net_ep *e, struct pg_net_event *events, int ma
                                             .buffer_done = a->buffer_done};
         free(a);
     }
-    if (n)
-        __atomic_store_n(&e->last_event_ns, pg_now_ns(), __ATOMIC_RELAXED);
-    *pending = e->active;
-    pthread_mutex_unlock(&e->lock);
     return n;
+}
+
+static void note_event(void)
+{
+    __atomic_store_n(&progress.last_event_ns, pg_now_ns(), __ATOMIC_RELAXED);
 }
 
 static int mpi_poll(struct pg_net_ep *e, struct pg_net_event *events, int max)
 {
-    int pending;
-    return poll_pending(e, events, max, &pending);
+    pthread_mutex_lock(&e->lock);
+    drive(e);
+    int n = take_events(e, events, max);
+    pthread_mutex_unlock(&e->lock);
+    if (n)
+        note_event();
+    return n;
 }
 
-/* MPI has no wait object to block on (its blocking calls poll): poll and yield for
- * WAIT_YIELD_NS after the endpoint's last event, then poll between sleeps of a quarter of the
- * quiet spell so far (at most WAIT_MOST_SLEEP_NS). The spell spans calls: a caller that waits
- * in short slices (the data server, 10 ms while PEs wait for grants) sleeps as long. Never
- * asleep while a request is in flight: a message above the library's eager limit goes by
- * rendezvous, which moves only while both ends call into MPI. */
-static int mpi_wait(struct pg_net_ep *e, struct pg_net_event *events, int max, int timeout_ms)
+/* The driver's poll of every endpoint of the process: mine's completions returned, the other
+ * endpoints' waiters woken when theirs found some. *pending: whether an MPI request is in
+ * flight on any of them. */
+static int drive_all(struct pg_net_ep *mine, struct pg_net_event *events, int max, int *pending)
 {
-    uint64_t deadline = pg_now_ns() + (uint64_t)timeout_ms * 1000000;
+    pthread_mutex_lock(&progress.lock);
+    progress.in_pass = 1;
+    struct pg_net_ep *first = progress.open;
+    pthread_mutex_unlock(&progress.lock);
+    int n = 0, others = 0;
+    *pending = 0;
+    for (struct pg_net_ep *e = first; e; e = e->next_open) {
+        pthread_mutex_lock(&e->lock);
+        int found = drive(e);
+        *pending |= e->active > 0;
+        if (e == mine)
+            n = take_events(e, events, max);
+        else
+            others |= found && has_events(e);
+        pthread_mutex_unlock(&e->lock);
+    }
+    pthread_mutex_lock(&progress.lock);
+    progress.in_pass = 0;
+    if ((others && progress.sleepers) || progress.closing)
+        pthread_cond_broadcast(&progress.woken);
+    pthread_mutex_unlock(&progress.lock);
+    if (n || others)
+        note_event();
+    return n;
+}
+
+/* The driver's wait: polls and yields for WAIT_YIELD_NS after the process's last event, then
+ * polls between sleeps of a quarter of the quiet spell so far (at most WAIT_MOST_SLEEP_NS), cut
+ * short when another thread comes to wait (its wait may need a poll sooner). The
+ * spell spans calls: a caller that waits in short slices (the data server, 10 ms while PEs
+ * wait for grants) sleeps as long. Never asleep while a request is in flight: a message above
+ * the library's eager limit goes by rendezvous, which moves only while both ends call into
+ * MPI. */
+static int drive_until(struct pg_net_ep *e, struct pg_net_event *events, int max, uint64_t deadline)
+{
     for (;;) {
         int pending;
-        int n = poll_pending(e, events, max, &pending);
+        int n = drive_all(e, events, max, &pending);
         uint64_t now = pg_now_ns();
         if (n || now >= deadline)
             return n;
-        uint64_t quiet = now - __atomic_load_n(&e->last_event_ns, __ATOMIC_RELAXED);
+        uint64_t quiet = now - __atomic_load_n(&progress.last_event_ns, __ATOMIC_RELAXED);
         if (quiet < WAIT_YIELD_NS || pending) {
             sched_yield();
             continue;
         }
         uint64_t sleep_ns = quiet / 4 > WAIT_MOST_SLEEP_NS ? WAIT_MOST_SLEEP_NS : quiet / 4;
-        if (sleep_ns > deadline - now)
-            sleep_ns = deadline - now;
-        struct timespec pause = {(time_t)(sleep_ns / 1000000000), (long)(sleep_ns % 1000000000)};
-        nanosleep(&pause, NULL);
+        uint64_t wake = now + sleep_ns < deadline ? now + sleep_ns : deadline;
+        struct timespec until = {(time_t)(wake / 1000000000), (long)(wake % 1000000000)};
+        /* The first slices are tens of microseconds: the thread's timer slack (50 us by
+         * default) would more than double them. The caller's own slack is given back. */
+        int slack = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+        prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+        pthread_mutex_lock(&progress.lock);
+        progress.driver_asleep = 1;
+        pthread_cond_clockwait(&progress.woken, &progress.lock, CLOCK_MONOTONIC, &until);
+        progress.driver_asleep = 0;
+        pthread_mutex_unlock(&progress.lock);
+        if (slack > 0)
+            prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0UL, 0UL, 0UL);
     }
+}
+
+/* The first waiter of the process drives (drive_until); the others sleep until the driver
+ * finds their completions or leaves, when one of them drives in its place. */
+static int mpi_wait(struct pg_net_ep *e, struct pg_net_event *events, int max, int timeout_ms)
+{
+    uint64_t deadline = pg_now_ns() + (uint64_t)timeout_ms * 1000000;
+    struct timespec until = {(time_t)(deadline / 1000000000), (long)(deadline % 1000000000)};
+    pthread_mutex_lock(&progress.lock);
+    while (progress.driving) {
+        pthread_mutex_lock(&e->lock);
+        int n = take_events(e, events, max);
+        pthread_mutex_unlock(&e->lock);
+        if (n || pg_now_ns() >= deadline) {
+            pthread_mutex_unlock(&progress.lock);
+            return n;
+        }
+        if (progress.driver_asleep) /* to poll for this waiter too, from its last event */
+            pthread_cond_broadcast(&progress.woken);
+        progress.sleepers++;
+        pthread_cond_clockwait(&progress.woken, &progress.lock, CLOCK_MONOTONIC, &until);
+        progress.sleepers--;
+    }
+    progress.driving = 1;
+    pthread_mutex_unlock(&progress.lock);
+    int n = drive_until(e, events, max, deadline);
+    pthread_mutex_lock(&progress.lock);
+    progress.driving = 0;
+    if (progress.sleepers)
+        pthread_cond_broadcast(&progress.woken);
+    pthread_mutex_unlock(&progress.lock);
+    return n;
 }
 
 /* Every PE has quieted: what is in flight completes by itself. */
@@ -593,6 +705,16 @@ static void mpi_ep_close(struct pg_net_ep *e)
         }
     }
     pthread_mutex_unlock(&e->lock);
+    pthread_mutex_lock(&progress.lock);
+    progress.closing++;
+    while (progress.in_pass)
+        pthread_cond_wait(&progress.woken, &progress.lock);
+    progress.closing--;
+    struct pg_net_ep **at = &progress.open;
+    while (*at != e)
+        at = &(*at)->next_open;
+    *at = e->next_open;
+    pthread_mutex_unlock(&progress.lock);
     while (e->first) {
         struct arrival *a = e->first;
         e->first = a->next;
