@@ -454,6 +454,19 @@ void pg_boot_node_barrier(void)
     pg_board_barrier();
 }
 
+/* A job of one process that MPI_Finalize may end here. MPICH's MPI_Abort on one process exits
+ * without telling the process manager; hydra then reports either that status or a "killed by
+ * signal 1", depending on whether it reaps the process before it sees the process's PMI socket
+ * close. A finalized process's exit status is reported as it is. Only where no other thread
+ * can be in MPI: MPI started by us, on the initializing thread, no mpi transport. */
+static int alone_and_finalizable(void)
+{
+    int size = 0, main_thread = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Is_thread_main(&main_thread);
+    return size == 1 && main_thread && we_started_mpi && pg_cfg.transport != PG_TRANSPORT_MPI;
+}
+
 void pg_boot_abort(int status)
 {
     /* MPICH's MPI_Abort may end a process by exit(), whose hooks land here again; a second
@@ -464,7 +477,11 @@ void pg_boot_abort(int status)
     /* Hydra tears the job down as soon as it hears of the abort; give its proxy a moment to
      * forward what this PE just wrote (the error message, flushed stdio). */
     usleep(100 * 1000);
-    if (mpi_up())
-        MPI_Abort(MPI_COMM_WORLD, status);
+    if (mpi_up()) {
+        if (alone_and_finalizable())
+            MPI_Finalize();
+        else
+            MPI_Abort(MPI_COMM_WORLD, status);
+    }
     _exit(status);
 }
