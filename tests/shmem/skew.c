@@ -2,9 +2,7 @@
  * barrier and again before a broadcast, and the results stay exact.
  *
  * - The late PE is, in turn, the broadcast's root, an interior PE of its tree (one that
- *   forwards: the first member of a node other than the root's, which heads that node's part of
- *   the tree; on one node the root's first child in the binomial tree, member top/2 with root 0)
- *   and a leaf (the team's last member: the last place of a binomial tree has no children).
+ *   forwards to others) and a leaf (check.h, test_tree_member).
  * - The team is, in turn, WORLD and a split team of the odd PEs (which spans the nodes too).
  * - The broadcast is, in turn, small (13 B) and large (300 KiB + 5 B: several chunks of the
  *   pipelined tree, and by multicast under PANGEA_MCAST=auto).
@@ -37,26 +35,10 @@ static int world_pe(shmem_team_t team, int pe)
 /* The member of team (team numbering) that the round makes late, for a broadcast from root. */
 static int late_member(shmem_team_t team, enum role role, int root)
 {
-    int n = shmem_team_n_pes(team);
     if (role == LATE_ROOT)
         return root;
-    if (role == LATE_LEAF) /* the last place of the tree, which follows the root's */
-        return root == n - 1 ? n - 2 : n - 1;
-    int root_node = node_of[world_pe(team, root)];
-    for (int i = 0; i < n; i++) {
-        int node = node_of[world_pe(team, i)];
-        if (node == root_node)
-            continue;
-        int others = 0;
-        for (int j = i + 1; j < n; j++)
-            others += node_of[world_pe(team, j)] == node;
-        if (others)
-            return i;
-    }
-    int top = 1;
-    while (top < n)
-        top <<= 1;
-    return top / 2;
+    return test_tree_member(team, role == LATE_LEAF ? TEST_TREE_LEAF : TEST_TREE_INTERIOR, root,
+                            node_of);
 }
 
 static void sleep_if(int late)
@@ -75,7 +57,7 @@ static void round_of(int r, shmem_team_t split)
     int n = shmem_team_n_pes(team), my = shmem_team_my_pe(team);
     if (n < 2)
         return;
-    int root = role == LATE_INTERIOR ? 0 : (r / 4) % n;
+    int root = (r / 4) % n;
     int late = late_member(team, role, root);
 
     sleep_if(my == late);
@@ -121,11 +103,7 @@ int main(void)
     arrived = shmem_calloc(ROUNDS, sizeof *arrived);
     region = shmem_malloc(GUARD + LARGE + GUARD);
     source = shmem_malloc(LARGE);
-    int my_node = shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD);
-    shmem_barrier_all();
-    for (int pe = 0; pe < npes; pe++)
-        shmem_int_p(&node_of[pe], my_node, pe);
-    shmem_barrier_all();
+    test_node_table(node_of);
 
     shmem_team_t split = SHMEM_TEAM_INVALID;
     shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, npes / 2, NULL, 0, &split);
