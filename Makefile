@@ -196,7 +196,7 @@ $(BUILD)/perf/topo_bench $(BUILD)/perf/prof_bench: $(BUILD)/perf/%: perf/%.c $(S
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -O3 -Isrc $< -o $@ $(STLIB) $(LDLIBS_LIB)
 
-$(BUILD)/perf/%: perf/%.c $(SHLIB) $(wildcard perf/*.h)
+$(BUILD)/perf/%: perf/%.c $(SHLIB) $(wildcard perf/*.h) $(wildcard tests/common/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -O3 $< -o $@ $(PROG_LIBS)
 

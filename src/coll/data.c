@@ -112,30 +112,43 @@ void pg_coll_fast_links_first(int *group, uint32_t *speed, int n)
     }
 }
 
-/* Adds to tree my place in a binomial tree over group[0..n) rooted at head; in a group of
+/* The shape of one level of the broadcast tree: binomial between nodes (members with faster
+ * links head larger subtrees) or on a node, or flat: the head writes to every other member
+ * itself, so that none waits for another, maybe late, member to forward (on a node, for small
+ * broadcasts: a few stores and doorbells more for the head). */
+enum level_shape { BINOMIAL_NODES, BINOMIAL, FLAT };
+
+/* Adds to tree my place in a level over group[0..n) rooted at head; in a group of
  * representatives (of nodes, of switches) head stands in for `replaced`, the representative of
  * its own node or switch (-1: none). Between nodes, members whose leaf switch has faster links
  * (LinkSpeed) head larger subtrees. Nothing when I am not in the group. */
 static void add_level(const struct pangea_team *team, const int *group, int n, int replaced,
-                      int head, int between_nodes, struct tree *tree, int *scratch)
+                      int head, enum level_shape shape, struct tree *tree, int *scratch)
 {
     int m = 0;
     scratch[m++] = head;
     for (int k = 0; k < n; k++)
         if (group[k] != replaced && group[k] != head)
             scratch[m++] = group[k];
-    if (between_nodes) {
+    if (shape == BINOMIAL_NODES) {
         uint32_t speed[m];
         for (int k = 0; k < m; k++)
             speed[k] = pg_topo_switch_speed(
                 pg_topo_leaf_switch(pg_world.node_of[pg_team_pe(team, scratch[k])]));
         pg_coll_fast_links_first(scratch, speed, m);
     }
-    for (int pos = 0; pos < m; pos++)
-        if (scratch[pos] == team->my_pe) {
+    for (int pos = 0; pos < m; pos++) {
+        if (scratch[pos] != team->my_pe)
+            continue;
+        if (shape != FLAT)
             binomial(scratch, m, pos, tree);
-            return;
-        }
+        else if (pos > 0)
+            tree->parent = head;
+        else
+            for (int k = 1; k < m; k++)
+                tree->children[tree->nchildren++] = scratch[k];
+        return;
+    }
 }
 
 /* The first of the team indices in group[0..n) whose node, or whose node's leaf switch, is the
@@ -150,13 +163,21 @@ static int first_on(const struct pangea_team *team, const int *group, int n, int
     return -1;
 }
 
+/* A node of more members takes the binomial levels even for small broadcasts: a flat level's
+ * children must fit the tree beside those of the levels between nodes. */
+#define FLAT_MOST (MAX_CHILDREN / 2)
+
 /* Adds to tree the levels within my node under node_head (the root on its own node): one copy
  * to each NUMA domain's leader (the root leads its own), then within each domain: the data
- * crosses between domains once per domain. */
-static void node_levels(const struct pangea_team *team, int root, int node_head, struct tree *tree,
-                        int *scratch)
+ * crosses between domains once per domain. Broadcasts of at most PANGEA_COLL_FLAT_NODE bytes
+ * take flat levels (issue 27: a late member then delays nobody of its domain, a late domain
+ * leader only its domain), larger ones binomial levels (the copies spread over the members). */
+static void node_levels(const struct pangea_team *team, int root, int node_head, size_t nbytes,
+                        struct tree *tree, int *scratch)
 {
     int me = team->my_pe, root_pe = pg_team_pe(team, root);
+    enum level_shape shape =
+        (long long)nbytes <= pg_cfg.coll_flat_node && team->nlocal <= FLAT_MOST ? FLAT : BINOMIAL;
     int mine = pg_world.node == pg_world.node_of[root_pe];
     int root_domain = mine ? pg_topo_numa_of(root_pe) : -2, root_domain_head = -1;
     for (int k = 0; k < team->nnuma_heads && root_domain_head < 0; k++)
@@ -164,9 +185,9 @@ static void node_levels(const struct pangea_team *team, int root, int node_head,
             root_domain_head = team->numa_heads[k];
     int numa_head = root_domain == pg_topo_numa_of(pg_world.me) ? root : team->numa_local[0];
     if (me == numa_head)
-        add_level(team, team->numa_heads, team->nnuma_heads, root_domain_head, node_head, 0, tree,
-                  scratch);
-    add_level(team, team->numa_local, team->nnuma_local, -1, numa_head, 0, tree, scratch);
+        add_level(team, team->numa_heads, team->nnuma_heads, root_domain_head, node_head, shape,
+                  tree, scratch);
+    add_level(team, team->numa_local, team->nnuma_local, -1, numa_head, shape, tree, scratch);
 }
 
 /* The broadcast tree from root: a binomial tree over one leader per leaf switch when the team
@@ -174,8 +195,8 @@ static void node_levels(const struct pangea_team *team, int root, int node_head,
  * switch's nodes (else over every node's leader), under each leader a binomial tree over the
  * leaders of its node's NUMA domains, under each of those one over the rest of its domain. A
  * member's parent is in the highest level it does not head. */
-static void broadcast_tree(const struct pangea_team *team, int root, struct tree *tree,
-                           int *scratch)
+static void broadcast_tree(const struct pangea_team *team, int root, size_t nbytes,
+                           struct tree *tree, int *scratch)
 {
     tree->parent = -1;
     tree->nchildren = 0;
@@ -190,14 +211,15 @@ static void broadcast_tree(const struct pangea_team *team, int root, struct tree
         int switch_head = same ? root : team->switch_local[0];
         if (me == switch_head)
             add_level(team, team->switches, team->nswitches,
-                      first_on(team, team->switches, team->nswitches, -1, root_switch), root, 1,
-                      tree, scratch);
+                      first_on(team, team->switches, team->nswitches, -1, root_switch), root,
+                      BINOMIAL_NODES, tree, scratch);
         add_level(team, team->switch_local, team->nswitch_local, same ? root_first : -1,
-                  switch_head, 1, tree, scratch);
+                  switch_head, BINOMIAL_NODES, tree, scratch);
     } else if (me == node_head) {
-        add_level(team, team->leaders, team->nleaders, root_first, root, 1, tree, scratch);
+        add_level(team, team->leaders, team->nleaders, root_first, root, BINOMIAL_NODES, tree,
+                  scratch);
     }
-    node_levels(team, root, node_head, tree, scratch);
+    node_levels(team, root, node_head, nbytes, tree, scratch);
 }
 
 void pg_coll_broadcast(struct pangea_team *team, void *dest, const void *source, size_t nbytes,
@@ -220,13 +242,13 @@ void pg_coll_broadcast(struct pangea_team *team, void *dest, const void *source,
          * (the root on its own node): a receiving leader holds the whole message first. */
         tree.parent = -1;
         tree.nchildren = 0;
-        node_levels(team, root, on_root_node ? root : team->local[0], &tree, scratch);
+        node_levels(team, root, on_root_node ? root : team->local[0], nbytes, &tree, scratch);
         if (leads && !on_root_node)
             pg_coll_mcast_receive(
                 team, dest, nbytes,
                 pg_team_pe(team, first_on(team, team->leaders, team->nleaders, root_node, -1)));
     } else {
-        broadcast_tree(team, root, &tree, scratch);
+        broadcast_tree(team, root, nbytes, &tree, scratch);
     }
     const char *from = team->my_pe == root ? source : dest;
     size_t chunk = pg_cfg.coll_chunk > 0 ? (size_t)pg_cfg.coll_chunk : nbytes;

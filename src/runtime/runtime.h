@@ -77,6 +77,8 @@
       "Map static data into on-node peers (RMA and AMOs on globals become load/store)")     \
     X(coll_chunk, SIZE, "PANGEA_COLL_CHUNK", "128K", COLLECTIVES,                           \
       "Broadcasts of more bytes move down their tree in pieces of this size (pipelined)")   \
+    X(coll_flat_node, SIZE, "PANGEA_COLL_FLAT_NODE", "16K", COLLECTIVES,                    \
+      "Broadcasts of at most this many bytes go from a node's head to each PE of the node") \
     X(coll_reduce_gather, SIZE, "PANGEA_COLL_REDUCE_GATHER", "2K", COLLECTIVES,             \
       "Reductions of at most this many bytes are gathered at node leaders, sent back")      \
     X(coll_reduce_split, SIZE, "PANGEA_COLL_REDUCE_SPLIT", "4K", COLLECTIVES,               \

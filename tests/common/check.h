@@ -166,6 +166,48 @@ static inline int test_split_until_full(shmem_team_t *made, int most)
     return n;
 }
 
+/* Each PE's node for test_tree_member: node_of[pe] (symmetric, npes ints) becomes the lowest
+ * world PE of pe's node (SHMEM_TEAM_SHARED) on every PE. Collective over WORLD. */
+static inline void test_node_table(int *node_of)
+{
+    int me = shmem_my_pe(), npes = shmem_n_pes();
+    int mine = shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD);
+    shmem_barrier_all();
+    for (int pe = 0; pe < npes; pe++)
+        shmem_int_p(&node_of[me], mine, pe);
+    shmem_barrier_all();
+}
+
+/* A member of team (team numbering) by its place in a broadcast tree from root, for the skew
+ * test and benchmark (issue 27). The library's tree is binomial over the nodes' first members
+ * (the root for its own node), under each one over the node's members; in each, the places
+ * follow the head in team order, and place p's children are p + 2^k for every 2^k > p (its
+ * parent: p without its highest bit).
+ *   TEST_TREE_LEAF      the team's last member, or the one before when the root is last: the
+ *                       last place has no children.
+ *   TEST_TREE_INTERIOR  a member that forwards: the first member of a node other than the
+ *                       root's that holds more members of the team (its node's head); on one
+ *                       node place 1, the first member after the root, whose subtree is the
+ *                       largest (with 4 or more members: 3 is its child). */
+enum test_tree_place { TEST_TREE_LEAF, TEST_TREE_INTERIOR };
+static inline int test_tree_member(shmem_team_t team, enum test_tree_place place, int root,
+                                   const int *node_of)
+{
+    int n = shmem_team_n_pes(team);
+    if (place == TEST_TREE_LEAF)
+        return root == n - 1 ? n - 2 : n - 1;
+    int root_node = node_of[shmem_team_translate_pe(team, root, SHMEM_TEAM_WORLD)];
+    for (int i = 0; i < n; i++) {
+        int node = node_of[shmem_team_translate_pe(team, i, SHMEM_TEAM_WORLD)];
+        if (node == root_node)
+            continue;
+        for (int j = i + 1; j < n; j++)
+            if (node_of[shmem_team_translate_pe(team, j, SHMEM_TEAM_WORLD)] == node)
+                return i;
+    }
+    return root == 0 ? 1 : 0;
+}
+
 /* ---- Value patterns -----------------------------------------------------------------------------
  * TEST_VAL(T, pe, i, salt) is element i of PE pe's data in round salt, exactly representable in
  * every type T of the tables (below 127 for 1-byte types, 32749 for 2-byte types and 2^24
