@@ -23,9 +23,9 @@ long long pg_wait_spin_polls = PG_SPIN_COUNT;
 
 static int sleeping;         /* PANGEA_WAIT=sleep and membarrier registered */
 static int adapting;         /* the spin follows the wake-up time (PANGEA_SPIN_COUNT unset) */
+static int crowded;          /* the node's PEs outnumber its cores; the spin follows the load */
 static uint64_t wake_ns_avg; /* moving average of ring-to-running times */
 static uint64_t spin_ns;     /* how long a waiter polls and yields before it sleeps */
-static int crowded;          /* the node's PEs outnumber its cores */
 static int loadavg_fd = -1;  /* /proc/loadavg, read by crowded waiters */
 static uint64_t load_sampled_ns, loaded_until_ns, load_hold_ns;
 static struct pg_wait_counts counts;
@@ -39,13 +39,14 @@ static struct pg_wait_counts counts;
 #define SPIN_NS_MAX 1000000
 #define FIRST_SLEEP_MS 1
 
-/* On a crowded node a waiter still yields before it sleeps, as long as the machine's runnable
- * threads are no more than the node's PEs: a yield then hands the core to a PE of ours, at
- * the cost of a system call, where each sleep costs a wake-up through the scheduler. Any
- * other runnable thread (another job, a program's own threads) would take a yielded core for
- * a whole time slice, and a PE it keeps from running holds up every PE that waits for it:
- * waiters then sleep at once, for a hold that doubles while the load is found again after it
- * (a sample taken while our PEs sleep counts only the other threads and ours awake). */
+/* On a crowded node a waiter yields for up to SPIN_NS_MAX before it sleeps, as long as the
+ * machine's runnable threads are no more than the node's PEs: a yield then hands the core to a
+ * PE of ours for the cost of a system call (or finds none that wants it), where each sleep
+ * makes a hop of a barrier a wake-up through the scheduler. Any other runnable thread (another
+ * job, a program's own threads) would take a yielded core for a whole time slice, and a PE it
+ * keeps from running holds up every PE that waits for it: waiters then sleep at once, for a
+ * hold that doubles while the load is found again after it (a sample taken while our PEs sleep
+ * counts only the other threads and ours awake). */
 #define LOAD_SAMPLE_NS 1000000ULL
 #define LOAD_HOLD_NS_MIN 1000000ULL
 #define LOAD_HOLD_NS_MAX 256000000ULL
@@ -110,31 +111,36 @@ static int node_is_ours(uint64_t now)
 /* How long a waiter polls and yields before it sleeps. */
 static uint64_t spin_for(uint64_t now)
 {
-    return !crowded || node_is_ours(now) ? __atomic_load_n(&spin_ns, __ATOMIC_RELAXED) : 0;
+    if (!crowded)
+        return __atomic_load_n(&spin_ns, __ATOMIC_RELAXED);
+    return node_is_ours(now) ? SPIN_NS_MAX : 0;
 }
 
 void pg_wait_init(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    crowded = cores > 0 && pg_world.local_size > cores;
+    int oversubscribed = cores > 0 && pg_world.local_size > cores;
     long q = membarrier(MEMBARRIER_CMD_QUERY);
     sleeping = pg_cfg.wait == PG_WAIT_SLEEP && q > 0 && (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
                membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0;
     if (pg_cfg.wait == PG_WAIT_SLEEP && !sleeping)
         pg_debug("PANGEA_WAIT=sleep: the kernel offers no membarrier, waits spin");
-    adapting = 0;
+    adapting = crowded = 0;
     spin_ns = 0;
     /* With more PEs than cores a polling waiter holds the core its peer needs: it polls
      * briefly, then yields the core. */
     if (pg_cfg.spin_count > 0)
         pg_wait_spin_polls = pg_cfg.spin_count;
     else if (!sleeping)
-        pg_wait_spin_polls = crowded ? PG_OVERSUBSCRIBED_SPIN_COUNT : PG_SPIN_COUNT;
-    else {
-        adapting = 1;
-        if (crowded && loadavg_fd < 0)
+        pg_wait_spin_polls = oversubscribed ? PG_OVERSUBSCRIBED_SPIN_COUNT : PG_SPIN_COUNT;
+    else if (oversubscribed) {
+        crowded = 1;
+        if (loadavg_fd < 0)
             loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-        pg_wait_spin_polls = crowded ? PG_OVERSUBSCRIBED_SPIN_COUNT : measure_polls();
+        pg_wait_spin_polls = PG_OVERSUBSCRIBED_SPIN_COUNT;
+    } else {
+        adapting = 1;
+        pg_wait_spin_polls = measure_polls();
         wake_ns_avg = 10 * SPIN_NS_MIN; /* until wake-ups are seen */
         adapt_spin();
     }
