@@ -6,10 +6,12 @@
 #include "startup/startup.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <sched.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,8 +23,11 @@ long long pg_wait_spin_polls = PG_SPIN_COUNT;
 
 static int sleeping;         /* PANGEA_WAIT=sleep and membarrier registered */
 static int adapting;         /* the spin follows the wake-up time (PANGEA_SPIN_COUNT unset) */
+static int crowded;          /* the node's PEs outnumber its cores; the spin follows the load */
 static uint64_t wake_ns_avg; /* moving average of ring-to-running times */
 static uint64_t spin_ns;     /* how long a waiter polls and yields before it sleeps */
+static int loadavg_fd = -1;  /* /proc/loadavg, read by crowded waiters */
+static uint64_t load_sampled_ns, loaded_until_ns, load_hold_ns;
 static struct pg_wait_counts counts;
 
 /* A waiter polls (pause) for about SPIN_NS_MIN, then polls and yields until a sleep would
@@ -33,6 +38,18 @@ static struct pg_wait_counts counts;
 #define SPIN_NS_MIN 1000
 #define SPIN_NS_MAX 1000000
 #define FIRST_SLEEP_MS 1
+
+/* On a crowded node a waiter yields for up to SPIN_NS_MAX before it sleeps, as long as the
+ * machine's runnable threads are no more than the node's PEs: a yield then hands the core to a
+ * PE of ours for the cost of a system call (or finds none that wants it), where each sleep
+ * makes a hop of a barrier a wake-up through the scheduler. Any other runnable thread (another
+ * job, a program's own threads) would take a yielded core for a whole time slice, and a PE it
+ * keeps from running holds up every PE that waits for it: waiters then sleep at once, for a
+ * hold that doubles while the load is found again after it (a sample taken while our PEs sleep
+ * counts only the other threads and ours awake). */
+#define LOAD_SAMPLE_NS 1000000ULL
+#define LOAD_HOLD_NS_MIN 1000000ULL
+#define LOAD_HOLD_NS_MAX 256000000ULL
 
 static long membarrier(int cmd)
 {
@@ -60,25 +77,68 @@ static void adapt_spin(void)
                      __ATOMIC_RELAXED);
 }
 
+static int runnable_threads(void)
+{
+    char text[128];
+    ssize_t n = pread(loadavg_fd, text, sizeof text - 1, 0);
+    int running;
+    if (n <= 0)
+        return INT_MAX;
+    text[n] = 0;
+    return sscanf(text, "%*s %*s %*s %d/", &running) == 1 ? running : INT_MAX;
+}
+
+/* Whether the machine's runnable threads are all (at most) our PEs, or were lately. */
+static int node_is_ours(uint64_t now)
+{
+    if (now < __atomic_load_n(&loaded_until_ns, __ATOMIC_RELAXED))
+        return 0;
+    if (now - __atomic_load_n(&load_sampled_ns, __ATOMIC_RELAXED) < LOAD_SAMPLE_NS)
+        return 1;
+    __atomic_store_n(&load_sampled_ns, now, __ATOMIC_RELAXED);
+    if (runnable_threads() <= pg_world.local_size)
+        return 1;
+    uint64_t until = __atomic_load_n(&loaded_until_ns, __ATOMIC_RELAXED);
+    uint64_t hold = __atomic_load_n(&load_hold_ns, __ATOMIC_RELAXED);
+    hold = now >= until + hold           ? LOAD_HOLD_NS_MIN
+           : 2 * hold < LOAD_HOLD_NS_MAX ? 2 * hold
+                                         : LOAD_HOLD_NS_MAX;
+    __atomic_store_n(&load_hold_ns, hold, __ATOMIC_RELAXED);
+    __atomic_store_n(&loaded_until_ns, now + hold, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* How long a waiter polls and yields before it sleeps. */
+static uint64_t spin_for(uint64_t now)
+{
+    if (!crowded)
+        return __atomic_load_n(&spin_ns, __ATOMIC_RELAXED);
+    return node_is_ours(now) ? SPIN_NS_MAX : 0;
+}
+
 void pg_wait_init(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int crowded = cores > 0 && pg_world.local_size > cores;
+    int oversubscribed = cores > 0 && pg_world.local_size > cores;
     long q = membarrier(MEMBARRIER_CMD_QUERY);
     sleeping = pg_cfg.wait == PG_WAIT_SLEEP && q > 0 && (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
                membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0;
     if (pg_cfg.wait == PG_WAIT_SLEEP && !sleeping)
         pg_debug("PANGEA_WAIT=sleep: the kernel offers no membarrier, waits spin");
-    adapting = 0;
+    adapting = crowded = 0;
     spin_ns = 0;
+    /* With more PEs than cores a polling waiter holds the core its peer needs: it polls
+     * briefly, then yields the core. */
     if (pg_cfg.spin_count > 0)
         pg_wait_spin_polls = pg_cfg.spin_count;
-    else if (crowded)
-        /* With more PEs than cores a spinning waiter holds the core its peer needs. */
-        pg_wait_spin_polls = PG_OVERSUBSCRIBED_SPIN_COUNT;
     else if (!sleeping)
-        pg_wait_spin_polls = PG_SPIN_COUNT;
-    else {
+        pg_wait_spin_polls = oversubscribed ? PG_OVERSUBSCRIBED_SPIN_COUNT : PG_SPIN_COUNT;
+    else if (oversubscribed) {
+        crowded = 1;
+        if (loadavg_fd < 0)
+            loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+        pg_wait_spin_polls = PG_OVERSUBSCRIBED_SPIN_COUNT;
+    } else {
         adapting = 1;
         pg_wait_spin_polls = measure_polls();
         wake_ns_avg = 10 * SPIN_NS_MIN; /* until wake-ups are seen */
@@ -165,7 +225,7 @@ int pg_wait_spun(struct pg_waiter *w)
     uint64_t t = pg_now_ns();
     if (!w->since_ns)
         w->since_ns = t;
-    return t - w->since_ns >= __atomic_load_n(&spin_ns, __ATOMIC_RELAXED);
+    return t - w->since_ns >= spin_for(t);
 }
 
 void (*pg_wait_watch)(struct pg_waiter *w);
@@ -188,11 +248,10 @@ void pg_wait_block(struct pg_waiter *w)
     }
     /* Sleep once nothing of mine is in flight (the network needs no driving) and the spin's
      * time has passed. */
+    uint64_t now = pg_now_ns();
     if (!w->since_ns)
-        w->since_ns = pg_now_ns();
-    if (!may_sleep || !idle ||
-        (!w->registered &&
-         pg_now_ns() - w->since_ns < __atomic_load_n(&spin_ns, __ATOMIC_RELAXED))) {
+        w->since_ns = now;
+    if (!may_sleep || !idle || (!w->registered && now - w->since_ns < spin_for(now))) {
         sched_yield();
         return;
     }
