@@ -88,7 +88,23 @@ static int runnable_threads(void)
     return sscanf(text, "%*s %*s %*s %d/", &running) == 1 ? running : INT_MAX;
 }
 
-/* Whether the machine's runnable threads are all (at most) our PEs, or were lately. */
+/* A crowded node's waits asleep, counted in a word its PEs share: the runnable threads that
+ * can be ours are the node's PEs less those asleep, and its data server. */
+static void count_asleep(int delta)
+{
+    uint32_t *asleep = crowded ? pg_boot_node_asleep() : NULL;
+    if (asleep)
+        __atomic_fetch_add(asleep, (uint32_t)delta, __ATOMIC_RELAXED);
+}
+
+static int awake_of_ours(void)
+{
+    uint32_t *asleep = pg_boot_node_asleep();
+    int n = asleep ? (int)__atomic_load_n(asleep, __ATOMIC_RELAXED) : 0;
+    return pg_world.local_size - (n < pg_world.local_size ? n : pg_world.local_size) + 1;
+}
+
+/* Whether the machine's runnable threads are all (at most) ours, or were lately. */
 static int node_is_ours(uint64_t now)
 {
     if (now < __atomic_load_n(&loaded_until_ns, __ATOMIC_RELAXED))
@@ -96,7 +112,7 @@ static int node_is_ours(uint64_t now)
     if (now - __atomic_load_n(&load_sampled_ns, __ATOMIC_RELAXED) < LOAD_SAMPLE_NS)
         return 1;
     __atomic_store_n(&load_sampled_ns, now, __ATOMIC_RELAXED);
-    if (runnable_threads() <= pg_world.local_size)
+    if (runnable_threads() <= awake_of_ours())
         return 1;
     uint64_t until = __atomic_load_n(&loaded_until_ns, __ATOMIC_RELAXED);
     uint64_t hold = __atomic_load_n(&load_hold_ns, __ATOMIC_RELAXED);
@@ -200,6 +216,7 @@ static void enroll(struct pg_waiter *w)
     __atomic_fetch_add(&w->db->sleepers, 1, __ATOMIC_SEQ_CST);
     membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED);
     w->registered = 1;
+    count_asleep(1);
     w->timeout_ms =
         FIRST_SLEEP_MS < pg_cfg.wait_timeout_ms ? FIRST_SLEEP_MS : (int)pg_cfg.wait_timeout_ms;
     w->seq = __atomic_load_n(&w->db->seq, __ATOMIC_ACQUIRE);
@@ -281,4 +298,5 @@ void pg_wait_end(struct pg_waiter *w)
             __atomic_fetch_add(&counts.stalls, 1, __ATOMIC_RELAXED);
     }
     __atomic_fetch_sub(&w->db->sleepers, 1, __ATOMIC_RELEASE);
+    count_asleep(-1);
 }

@@ -21,7 +21,8 @@ struct board {
     uint32_t attached;   /* PEs that have mapped the board */
     uint32_t arrived;    /* PEs in the current barrier */
     uint32_t generation; /* barriers completed: the futex word */
-    char pad[64 - 3 * sizeof(uint32_t)];
+    uint32_t asleep;     /* the node's waits asleep (pg_board_asleep) */
+    char pad[64 - 4 * sizeof(uint32_t)];
     char data[PG_BOARD_DATA];
 };
 
@@ -88,6 +89,11 @@ void pg_board_detach(void)
 int pg_board_attached(void)
 {
     return board != NULL;
+}
+
+uint32_t *pg_board_asleep(void)
+{
+    return board ? &board->asleep : NULL;
 }
 
 void pg_board_barrier(void)

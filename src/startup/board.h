@@ -6,6 +6,7 @@
 #define PG_STARTUP_BOARD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Bytes one exchange step carries; longer exchanges take several steps. */
 #define PG_BOARD_DATA (64 * 1024)
@@ -17,6 +18,8 @@ int pg_board_attach(unsigned long long key, int local_size, int local_rank, char
                     size_t why_len);
 void pg_board_detach(void);
 int pg_board_attached(void);
+/* A word the node's PEs share for their count of waits asleep; NULL while detached. */
+uint32_t *pg_board_asleep(void);
 void pg_board_barrier(void);
 /* Every local rank's len bytes (len <= PG_BOARD_DATA), in local-rank order. */
 void pg_board_allgather(const void *mine, void *all, size_t len);

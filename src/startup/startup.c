@@ -454,6 +454,11 @@ void pg_boot_node_barrier(void)
     pg_board_barrier();
 }
 
+uint32_t *pg_boot_node_asleep(void)
+{
+    return pg_board_asleep();
+}
+
 /* A job of one process that MPI_Finalize may end here. MPICH's MPI_Abort on one process exits
  * without telling the process manager; hydra then reports either that status or a "killed by
  * signal 1", depending on whether it reaps the process before it sees the process's PMI socket

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct pg_world {
     int me; /* PE number = rank in the runtime's world communicator (pg_startup_world) */
@@ -79,6 +80,9 @@ struct pg_boot_stat {
  * other PEs' arrays are left as they were. Collective over the world. */
 void pg_boot_reduce_stats(struct pg_boot_stat *stat, int n);
 void pg_boot_node_barrier(void);
+/* The count of the node's waits asleep, shared by its PEs (the runtime's load test); NULL
+ * before init and after pg_startup_fini. */
+uint32_t *pg_boot_node_asleep(void);
 /* A world barrier over MPI if MPI is still up (0), else -1 and nothing done. */
 int pg_boot_barrier_if_available(void);
 /* Ends the whole job with this status (MPI_Abort when MPI is up, else exit). */
