@@ -675,8 +675,13 @@ static int drive_until(struct pg_net_ep *e, struct pg_net_event *events, int max
         }
         struct timespec until = slice_end(now, quiet, WAIT_MOST_SLEEP_NS, deadline);
         pthread_mutex_lock(&progress.lock);
-        if (progress.turn == turn)
+        if (progress.turn == turn) {
+            /* Counted among the sleepers: taken over meanwhile, it is woken like them when
+             * the new driver finds its completions. */
+            progress.sleepers++;
             sleep_slice(&until);
+            progress.sleepers--;
+        }
         pthread_mutex_unlock(&progress.lock);
     }
 }
@@ -697,7 +702,7 @@ static int mpi_wait(struct pg_net_ep *e, struct pg_net_event *events, int max, i
     uint64_t deadline = pg_now_ns() + (uint64_t)timeout_ms * 1000000;
     pthread_mutex_lock(&progress.lock);
     for (;;) {
-        unsigned turn = ++progress.turn;
+        unsigned turn = __atomic_add_fetch(&progress.turn, 1, __ATOMIC_RELAXED);
         progress.driving = 1;
         pthread_mutex_unlock(&progress.lock);
         int n = drive_until(e, events, max, deadline, turn);
