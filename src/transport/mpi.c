@@ -74,6 +74,7 @@ struct pg_net_ep {
     int *to_peer;
     int in_flight;
     size_t bytes_in_flight;
+    uint64_t last_event_ns;      /* when a completion of its own was last reported */
     struct pg_net_ep *next_open; /* the process's endpoints (progress.open) */
 };
 
@@ -93,6 +94,9 @@ static uint32_t next_tag; /* tags of this process's endpoints */
  * (drive_until). */
 #define WAIT_YIELD_NS 50000
 #define WAIT_MOST_SLEEP_NS 16000000
+/* A waiter that is not the driver looks at least this often whether one still drives: a
+ * driver that leaves wakes no one (mpi_wait). */
+#define WAIT_MOST_HANDOVER_NS 2000000
 
 /* MPI has no wait object a thread could sleep on (its blocking calls poll), so of the process's
  * threads waiting in mpi_wait (a PE's, its node's data server's) one, the driver, polls MPI for
@@ -102,11 +106,12 @@ static uint32_t next_tag; /* tags of this process's endpoints */
  * late (perf/README.md). */
 static struct {
     pthread_mutex_t lock;
-    pthread_cond_t woken;   /* completions found, the driver left, or a new waiter came */
+    pthread_cond_t woken;   /* a sleeping waiter's completions found, or a pass ended */
     struct pg_net_ep *open; /* the process's endpoints */
     int driving;            /* a waiter is the driver */
-    int driver_asleep;      /* between two polls: a new waiter wakes it */
-    int in_pass;            /* the driver is polling the endpoints (mpi_ep_close waits) */
+    unsigned turn;          /* counts take-overs: the driver's own, while it drives */
+    int in_pass;            /* drivers polling the endpoints (mpi_ep_close waits): the one
+                             * taken over may be finishing its pass */
     int sleepers;           /* waiters asleep on woken */
     int closing;            /* mpi_ep_close waiting for a pass to end */
     uint64_t last_event_ns; /* when a poll of any endpoint last found something */
@@ -254,6 +259,7 @@ static struct pg_net_ep *mpi_ep_open(const char *role, size_t max_message)
     e->role = role;
     e->max_message = max_message;
     e->tag = __atomic_add_fetch(&next_tag, 1, __ATOMIC_RELAXED);
+    e->last_event_ns = pg_now_ns();
     pthread_mutex_lock(&progress.lock);
     e->next_open = progress.open;
     progress.open = e;
@@ -571,6 +577,8 @@ static int take_events(struct pg_net_ep *e, struct pg_net_event *events, int max
                                             .buffer_done = a->buffer_done};
         free(a);
     }
+    if (n)
+        e->last_event_ns = pg_now_ns();
     return n;
 }
 
@@ -596,7 +604,7 @@ static int mpi_poll(struct pg_net_ep *e, struct pg_net_event *events, int max)
 static int drive_all(struct pg_net_ep *mine, struct pg_net_event *events, int max, int *pending)
 {
     pthread_mutex_lock(&progress.lock);
-    progress.in_pass = 1;
+    progress.in_pass++;
     struct pg_net_ep *first = progress.open;
     pthread_mutex_unlock(&progress.lock);
     int n = 0, others = 0;
@@ -612,7 +620,7 @@ static int drive_all(struct pg_net_ep *mine, struct pg_net_event *events, int ma
         pthread_mutex_unlock(&e->lock);
     }
     pthread_mutex_lock(&progress.lock);
-    progress.in_pass = 0;
+    progress.in_pass--;
     if ((others && progress.sleepers) || progress.closing)
         pthread_cond_broadcast(&progress.woken);
     pthread_mutex_unlock(&progress.lock);
@@ -621,16 +629,40 @@ static int drive_all(struct pg_net_ep *mine, struct pg_net_event *events, int ma
     return n;
 }
 
-/* The driver's wait: polls and yields for WAIT_YIELD_NS after the process's last event, then
- * polls between sleeps of a quarter of the quiet spell so far (at most WAIT_MOST_SLEEP_NS), cut
- * short when another thread comes to wait (its wait may need a poll sooner). The
- * spell spans calls: a caller that waits in short slices (the data server, 10 ms while PEs
- * wait for grants) sleeps as long. Never asleep while a request is in flight: a message above
- * the library's eager limit goes by rendezvous, which moves only while both ends call into
- * MPI. */
-static int drive_until(struct pg_net_ep *e, struct pg_net_event *events, int max, uint64_t deadline)
+/* How long a waiter sleeps between two polls (the driver) or two looks for a driver (the
+ * others), `quiet` after the last completion it saw: a quarter of that, at most `most`, and
+ * never past its deadline. */
+static struct timespec slice_end(uint64_t now, uint64_t quiet, uint64_t most, uint64_t deadline)
+{
+    uint64_t sleep_ns = quiet / 4 > most ? most : quiet / 4;
+    uint64_t wake = now + sleep_ns < deadline ? now + sleep_ns : deadline;
+    return (struct timespec){(time_t)(wake / 1000000000), (long)(wake % 1000000000)};
+}
+
+/* Sleeps on progress.woken until `until`, lock held, with a timer slack of 1 ns: the first
+ * slices are tens of microseconds, and the thread's slack (50 us by default) would more than
+ * double them. The caller's own slack is given back. */
+static void sleep_slice(const struct timespec *until)
+{
+    int slack = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    pthread_cond_clockwait(&progress.woken, &progress.lock, CLOCK_MONOTONIC, until);
+    if (slack > 0)
+        prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0UL, 0UL, 0UL);
+}
+
+/* The driver's wait, its turn while no other waiter has taken over (then -1): polls and
+ * yields for WAIT_YIELD_NS after the process's last event, then polls between sleeps
+ * (slice_end). The spell spans calls: a caller that waits in short slices (the data server,
+ * 10 ms while PEs wait for grants) sleeps as long. Never asleep while a request is in flight:
+ * a message above the library's eager limit goes by rendezvous, which moves only while both
+ * ends call into MPI. */
+static int drive_until(struct pg_net_ep *e, struct pg_net_event *events, int max, uint64_t deadline,
+                       unsigned turn)
 {
     for (;;) {
+        if (__atomic_load_n(&progress.turn, __ATOMIC_RELAXED) != turn)
+            return -1;
         int pending;
         int n = drive_all(e, events, max, &pending);
         uint64_t now = pg_now_ns();
@@ -641,53 +673,65 @@ static int drive_until(struct pg_net_ep *e, struct pg_net_event *events, int max
             sched_yield();
             continue;
         }
-        uint64_t sleep_ns = quiet / 4 > WAIT_MOST_SLEEP_NS ? WAIT_MOST_SLEEP_NS : quiet / 4;
-        uint64_t wake = now + sleep_ns < deadline ? now + sleep_ns : deadline;
-        struct timespec until = {(time_t)(wake / 1000000000), (long)(wake % 1000000000)};
-        /* The first slices are tens of microseconds: the thread's timer slack (50 us by
-         * default) would more than double them. The caller's own slack is given back. */
-        int slack = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
-        prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+        struct timespec until = slice_end(now, quiet, WAIT_MOST_SLEEP_NS, deadline);
         pthread_mutex_lock(&progress.lock);
-        progress.driver_asleep = 1;
-        pthread_cond_clockwait(&progress.woken, &progress.lock, CLOCK_MONOTONIC, &until);
-        progress.driver_asleep = 0;
+        if (progress.turn == turn) {
+            /* Counted among the sleepers: taken over meanwhile, it is woken like them when
+             * the new driver finds its completions. */
+            progress.sleepers++;
+            sleep_slice(&until);
+            progress.sleepers--;
+        }
         pthread_mutex_unlock(&progress.lock);
-        if (slack > 0)
-            prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0UL, 0UL, 0UL);
     }
 }
 
-/* The first waiter of the process drives (drive_until); the others sleep until the driver
- * finds their completions or leaves, when one of them drives in its place. */
+/* The latest thread to wait drives (drive_until). The one it takes over from, and any other
+ * waiter, sleeps until the driver finds its completions (it is woken), its deadline, or the
+ * end of a slice of its own quiet spell (slice_end, at most WAIT_MOST_HANDOVER_NS) when no
+ * one drives any more: then it drives. The latest is the one that has just had work (a PE's
+ * reply, a server's request), so its next completion is the likelier to come soon, and it
+ * finds it itself; with the first waiter driving, the node's idle data server drove, took the
+ * role back whenever the PE left with a reply, and every reply of the PE's cost a wake-up, a
+ * thread to schedule, hundreds of microseconds late on a loaded machine (perf/README.md). A
+ * driver that leaves wakes no one: the PE that leaves with its reply is usually back before a
+ * woken server would have polled once, and the wake-up would cost it a system call and the
+ * server's pass a contended MPI lock. */
 static int mpi_wait(struct pg_net_ep *e, struct pg_net_event *events, int max, int timeout_ms)
 {
     uint64_t deadline = pg_now_ns() + (uint64_t)timeout_ms * 1000000;
-    struct timespec until = {(time_t)(deadline / 1000000000), (long)(deadline % 1000000000)};
     pthread_mutex_lock(&progress.lock);
-    while (progress.driving) {
-        pthread_mutex_lock(&e->lock);
-        int n = take_events(e, events, max);
-        pthread_mutex_unlock(&e->lock);
-        if (n || pg_now_ns() >= deadline) {
+    for (;;) {
+        unsigned turn = __atomic_add_fetch(&progress.turn, 1, __ATOMIC_RELAXED);
+        progress.driving = 1;
+        pthread_mutex_unlock(&progress.lock);
+        int n = drive_until(e, events, max, deadline, turn);
+        pthread_mutex_lock(&progress.lock);
+        if (n >= 0) {
+            if (progress.turn == turn)
+                progress.driving = 0;
             pthread_mutex_unlock(&progress.lock);
             return n;
         }
-        if (progress.driver_asleep) /* to poll for this waiter too, from its last event */
-            pthread_cond_broadcast(&progress.woken);
-        progress.sleepers++;
-        pthread_cond_clockwait(&progress.woken, &progress.lock, CLOCK_MONOTONIC, &until);
-        progress.sleepers--;
+        for (;;) {
+            pthread_mutex_lock(&e->lock);
+            n = take_events(e, events, max);
+            uint64_t quiet = pg_now_ns() - e->last_event_ns;
+            pthread_mutex_unlock(&e->lock);
+            uint64_t now = pg_now_ns();
+            if (n || now >= deadline) {
+                pthread_mutex_unlock(&progress.lock);
+                return n;
+            }
+            if (!progress.driving)
+                break;
+            struct timespec until = slice_end(now, quiet < WAIT_YIELD_NS ? WAIT_YIELD_NS : quiet,
+                                              WAIT_MOST_HANDOVER_NS, deadline);
+            progress.sleepers++;
+            sleep_slice(&until);
+            progress.sleepers--;
+        }
     }
-    progress.driving = 1;
-    pthread_mutex_unlock(&progress.lock);
-    int n = drive_until(e, events, max, deadline);
-    pthread_mutex_lock(&progress.lock);
-    progress.driving = 0;
-    if (progress.sleepers)
-        pthread_cond_broadcast(&progress.woken);
-    pthread_mutex_unlock(&progress.lock);
-    return n;
 }
 
 /* Every PE has quieted: what is in flight completes by itself. */
