@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #define DEFAULT_BUFFERS 16
-#define DEFAULT_SIZE 65536
 
 static char dir[64] = "/tmp/pangea-tuning-XXXXXX";
 static char messages[4096];
@@ -68,10 +67,16 @@ static int load(const char *path)
     return status;
 }
 
+/* The chunk's default is the transport's: 256K over MPI (runtime.h), else 64K. */
+static long long default_size(void)
+{
+    return pg_cfg.transport == PG_TRANSPORT_MPI ? 262144 : 65536;
+}
+
 static void expect_defaults(const char *what)
 {
     EXPECT(pg_cfg.pipeline_buffers == DEFAULT_BUFFERS &&
-               pg_cfg.pipeline_buffer_size == DEFAULT_SIZE,
+               pg_cfg.pipeline_buffer_size == default_size(),
            "%s: buffers %lld size %lld, want the defaults", what, pg_cfg.pipeline_buffers,
            pg_cfg.pipeline_buffer_size);
     EXPECT(pg_config_source("PANGEA_PIPELINE_BUFFERS") == PG_SOURCE_DEFAULT, "%s: source", what);
@@ -128,7 +133,7 @@ int main(void)
     end_capture();
     expect_message("provider", "good.conf line 2: key provider: measured with 'verbs;ofi_rxm', "
                                "this job uses 'tcp;ofi_rxm'");
-    EXPECT(pg_cfg.pipeline_buffer_size == DEFAULT_SIZE && pg_cfg.pipeline_buffers == 3,
+    EXPECT(pg_cfg.pipeline_buffer_size == default_size() && pg_cfg.pipeline_buffers == 3,
            "provider mismatch: size %lld buffers %lld", pg_cfg.pipeline_buffer_size,
            pg_cfg.pipeline_buffers);
     unsetenv("PANGEA_PIPELINE_BUFFERS");
