@@ -359,10 +359,11 @@ int pg_config_load(void)
         }
         sources[i] = PG_SOURCE_ENV;
     }
-    for (size_t i = 0; i < TUNABLE_COUNT; i++)
-        if (sources[i] == PG_SOURCE_DEFAULT &&
-            default_of(&tunables[i], over_mpi()) != tunables[i].def)
-            parse_value(&tunables[i], default_of(&tunables[i], over_mpi()), tunables[i].value);
+    for (size_t i = 0; i < TUNABLE_COUNT; i++) {
+        const char *def = default_of(&tunables[i], over_mpi());
+        if (sources[i] == PG_SOURCE_DEFAULT && def != tunables[i].def)
+            parse_value(&tunables[i], def, tunables[i].value);
+    }
     return status;
 }
 

@@ -40,13 +40,13 @@ static struct pg_wait_counts counts;
 #define FIRST_SLEEP_MS 1
 
 /* On a crowded node a waiter yields for up to SPIN_NS_MAX before it sleeps, as long as the
- * machine's runnable threads are no more than the node's PEs: a yield then hands the core to a
- * PE of ours for the cost of a system call (or finds none that wants it), where each sleep
- * makes a hop of a barrier a wake-up through the scheduler. Any other runnable thread (another
- * job, a program's own threads) would take a yielded core for a whole time slice, and a PE it
- * keeps from running holds up every PE that waits for it: waiters then sleep at once, for a
- * hold that doubles while the load is found again after it (a sample taken while our PEs sleep
- * counts only the other threads and ours awake). */
+ * machine's runnable threads are no more than the node's PEs awake and its data server
+ * (awake_of_ours): a yield then hands the core to a PE of ours for the cost of a system call
+ * (or finds none that wants it), where each sleep makes a hop of a barrier a wake-up through
+ * the scheduler. Any other runnable thread (another job, a program's own threads) would take a
+ * yielded core for a whole time slice, and a PE it keeps from running holds up every PE that
+ * waits for it: waiters then sleep at once, for a hold that doubles while the load is found
+ * again after it. */
 #define LOAD_SAMPLE_NS 1000000ULL
 #define LOAD_HOLD_NS_MIN 1000000ULL
 #define LOAD_HOLD_NS_MAX 256000000ULL

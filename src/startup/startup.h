@@ -85,7 +85,8 @@ void pg_boot_node_barrier(void);
 uint32_t *pg_boot_node_asleep(void);
 /* A world barrier over MPI if MPI is still up (0), else -1 and nothing done. */
 int pg_boot_barrier_if_available(void);
-/* Ends the whole job with this status (MPI_Abort when MPI is up, else exit). */
+/* Ends the whole job with this status: MPI_Abort when MPI is up (a job of one process
+ * finalizes MPI instead, so that hydra reports the status), else exit. */
 __attribute__((noreturn)) void pg_boot_abort(int status);
 
 #endif

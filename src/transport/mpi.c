@@ -716,9 +716,8 @@ static int mpi_wait(struct pg_net_ep *e, struct pg_net_event *events, int max, i
         for (;;) {
             pthread_mutex_lock(&e->lock);
             n = take_events(e, events, max);
-            uint64_t quiet = pg_now_ns() - e->last_event_ns;
+            uint64_t now = pg_now_ns(), quiet = now - e->last_event_ns;
             pthread_mutex_unlock(&e->lock);
-            uint64_t now = pg_now_ns();
             if (n || now >= deadline) {
                 pthread_mutex_unlock(&progress.lock);
                 return n;
