@@ -82,7 +82,10 @@ report() { # report ok|skip|FAIL LABEL SECONDS-OR-REASON [LOG]
         failed=$((failed + 1))
         printf 'FAIL %s  (%s)\n' "$2" "$3"
         if [ -n "${4:-}" ] && [ -f "$4" ]; then
-            tail -n 20 "$4" | sed 's/^/    | /'
+            # a hung job's stacks (netns-run.sh) come before its last lines
+            { grep -F 'netns-run.sh: stack of pid' "$4" | cut -c 1-400
+                grep -vF 'netns-run.sh: stack of pid' "$4" | tail -n 20; } |
+                sed 's/^/    | /'
         fi
     fi
 }

@@ -12,12 +12,13 @@ mode=${1:-all}
 run="build-essential pkg-config mpich libmpich-dev libfabric-dev libfabric-bin libhwloc-dev
      libscotch-dev"
 # Tests: clang (the clang build, and the BPF program that corrupts emulated links:
-# tests/netns/corrupt.bpf.c, its headers from build-essential), iproute2 (the emulated nodes:
+# tests/netns/corrupt.bpf.c, its headers from build-essential), gdb (the stacks of a job that
+# timed out, tests/netns/netns-run.sh), iproute2 (the emulated nodes:
 # network namespaces, and tc), man-db (the man-page check), gnuplot-nox (the PNG heatmaps of
 # pangea-prof and the plots of pangea-tune; without it both tools still run and write no PNG
 # files), and Debian's ARMCI-MPI, Global Arrays and ScaLAPACK (the ARMCI binary-compatibility
 # tests and the ARMCI benchmark's reference build).
-test="clang iproute2 man-db gnuplot-nox libarmci-mpi-dev libglobalarrays-dev libscalapack-mpich-dev"
+test="clang gdb iproute2 man-db gnuplot-nox libarmci-mpi-dev libglobalarrays-dev libscalapack-mpich-dev"
 # Benchmarks: libopenmpi-dev gives Open MPI's oshcc its headers, for the OSHMEM builds of the
 # benchmarks that Pangea is compared with (perf/wait-bench.sh, perf/reference-netns.sh).
 perf="libopenmpi-dev"

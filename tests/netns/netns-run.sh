@@ -75,7 +75,9 @@
 # forwards the whole environment (-genvall is its default): SHMEM_DEBUG etc. reach the PEs.
 #
 # Environment:
-#   NETNS_TIMEOUT    seconds before the job is killed (default 300); exit status 124 then
+#   NETNS_TIMEOUT    seconds before the job is killed (default 300); exit status 124 then,
+#                    after one line per thread of every program on the nodes, its functions
+#                    innermost first ("netns-run.sh: stack of pid ..."; gdb, when installed)
 #   NETNS_TCP=1      same as -t
 #   NETNS_VERBOSE=1  same as -v
 #   MPIEXEC          mpiexec to use (default: mpiexec.mpich)
@@ -197,6 +199,30 @@ attach_corruption() {
             add_clsact "$i" "pgeth$k"
             run ip netns exec "$TAG-n$i" tc filter add dev "pgeth$k" egress bpf da obj "$obj" \
                 sec classifier
+        done
+    done
+}
+
+# A hung job: the stacks of its programs (every process in a node's namespace but the launcher
+# and the shells), so that a hang seen once, in CI, can be told from its output.
+dump_stacks() {
+    command -v gdb >/dev/null || {
+        msg "(gdb is not installed: no stacks)"
+        return
+    }
+    local i pid exe
+    for ((i = 0; i < NODES; i++)); do
+        for pid in $(ip netns pids "$TAG-n$i" 2>/dev/null); do
+            exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || continue
+            case "${exe##*/}" in hydra_* | sshd | bash | sh | dash | sleep | orted | prted) continue ;; esac
+            # one line per thread: its functions, innermost first
+            timeout 30 gdb -p "$pid" -batch -nx -ex 'set pagination off' \
+                -ex 'thread apply all bt 24' 2>/dev/null |
+                awk -v who="$ME: stack of pid $pid on pgnode$i (${exe##*/})" '
+                    function flush() { if (line != "") print line; line = "" }
+                    /^Thread / { flush(); line = who " thread " $2 ":"; next }
+                    /^#[0-9]/ { f = ($3 == "in") ? $4 : $2; line = line " " f }
+                    END { flush() }' >&2
         done
     done
 }
@@ -546,6 +572,7 @@ main() {
         fi
         if ((SECONDS - START >= TIMEOUT)); then
             msg "TIMEOUT: job still running after ${TIMEOUT}s (NETNS_TIMEOUT), killing it"
+            dump_stacks
             STATUS=124
             break
         fi
