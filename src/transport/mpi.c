@@ -133,7 +133,12 @@ static struct {
  * the level is short). UCX (MPICH's ch4:ucx) sends every Pangea message eagerly: by
  * rendezvous, above UCX's own eager limit (below the 64 KiB chunk over TCP), a message moves
  * only while its sender and its receiver both call into MPI, which cost the pipeline 3-5x in
- * bandwidth (perf/README.md). Twice the chunk covers a message's header and descriptors. */
+ * bandwidth (perf/README.md). Twice the chunk covers a message's header and descriptors.
+ * UCX's TCP transport sends an eager message in fragments of UCX_TCP_TX_SEG_SIZE (8 KiB by
+ * default): a get's reply (header and data, a derived datatype) took 2.5-3x as long to send
+ * as a contiguous put chunk of the same size, and the replies queued behind a full socket
+ * move only as the server's process drives MPI. With 32 KiB fragments a reply costs what a
+ * put chunk does (docs/transport.md, "Fragments"). */
 __attribute__((constructor)) static void mpi_library_defaults(void)
 {
     const char *transport = getenv("PANGEA_TRANSPORT");
@@ -144,6 +149,7 @@ __attribute__((constructor)) static void mpi_library_defaults(void)
     snprintf(threshold, sizeof threshold, "%zu",
              2 * pg_config_early_size("PANGEA_PIPELINE_BUFFER_SIZE"));
     setenv("UCX_RNDV_THRESH", threshold, 0);
+    setenv("UCX_TCP_TX_SEG_SIZE", "32K", 0);
 }
 
 static fi_addr_t address(uint32_t rank, uint32_t tag)
