@@ -108,6 +108,7 @@ struct link {
      * for. */
     struct pg_rtt rtt;
     uint64_t asked_ns;
+    uint64_t heard_ns; /* the latest message from the node's server */
 };
 
 /* Small puts to one node not yet sent: records (struct pg_ds_record and data), counted once
@@ -417,8 +418,11 @@ static void handle_reply(const struct pg_ds_header *h, size_t len)
         pg_fatal("remote access", "reply for unknown PE %u from a data server", h->target);
     int node = pg_world.node_of[h->target];
     struct pending *p = &c.pending[h->seq % PENDING_SLOTS];
-    if (c.reliable && repeated(node, h, p))
-        return;
+    if (c.reliable) {
+        c.links[node].heard_ns = pg_now_ns(); /* a repeated reply too: the path works */
+        if (repeated(node, h, p))
+            return;
+    }
     if (!c.links[node].sent && h->type != PG_DS_GRANT && h->type != PG_DS_RECLAIM)
         pg_fatal("remote access", "reply from the data server of PE %u, which has nothing of mine",
                  h->target);
@@ -551,14 +555,17 @@ static void retransmit_overdue(void)
         /* The server applies a source's requests in order: those behind the oldest one not done
          * wait for it, so only its rail is suspect, and only for its first send: a request sent
          * again is late on its new rail while that rail's connection is being made, and blaming
-         * it too left no rail that "works" to take the first one out (a hang over rxm). */
+         * it too left no rail that "works" to take the first one out (a hang over rxm). Unless
+         * nothing at all came from the node since it went again: then the rail it went by does
+         * not reach the node (a rail chosen after a late reply blamed the one that works, while
+         * the far end of this one is down: only resends went there, none blamed, a hang). */
         int oldest = 1;
         for (uint16_t order = l->acked; order != l->order; order++) {
             struct sent *r = sent_at(node, order);
             if (r->order != order || r->awaits == AWAITS_NOTHING)
                 continue;
             if (r->block && !r->block->busy && now - r->sent_ns > timeout_ns(l, r->attempt))
-                retransmit(node, r, oldest && r->attempt == 0);
+                retransmit(node, r, oldest && (r->attempt == 0 || l->heard_ns < r->sent_ns));
             oldest = 0;
         }
     }
