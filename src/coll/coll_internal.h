@@ -4,6 +4,7 @@
 #define PG_COLL_INTERNAL_H
 
 #include "coll.h"
+#include "dataserver/dataserver.h"
 #include "prof/prof.h"
 
 #include <stddef.h>
@@ -12,7 +13,8 @@
 /* The head of a channel: the library-internal symmetric memory of one team's collectives. */
 struct pg_coll_channel {
     uint64_t word[2]; /* values this PE publishes before a sync (collect sizes, team agreement) */
-    char pad[64 - 2 * sizeof(uint64_t)];
+    struct pg_ds_forward_words forward; /* broadcasts by the servers (data.c) */
+    char pad[64 - 2 * sizeof(uint64_t) - sizeof(struct pg_ds_forward_words)];
     uint64_t flag[]; /* [channel_capacity]: signals received from each sender, not yet taken */
 };
 /* A sender's place in the team's channel: its team index, or its world PE for the active sets;
