@@ -223,16 +223,6 @@ static void broadcast_tree(const struct pangea_team *team, int root, size_t nbyt
     node_levels(team, root, node_head, nbytes, tree, scratch);
 }
 
-/* Whether a broadcast goes between nodes by the data servers (PANGEA_COLL_SERVER_BCAST): a
- * team with a channel of its own (not the active sets', which every set shares) spanning
- * nodes, where the servers' messages to each other are never resent. Every member decides
- * alike. */
-static int by_servers(const struct pangea_team *team)
-{
-    return pg_cfg.coll_server_bcast && !team->channel_by_world && team->nleaders > 1 &&
-           pg_pipe_forwarding();
-}
-
 /* By the data servers (dataserver.h, "Broadcasts by the servers"): the root hands its message
  * to its own node's server and leaves; every other member waits only for its own word, which
  * its node's server counts up once the whole message lies in its dest. */
@@ -243,17 +233,11 @@ static void broadcast_by_servers(struct pangea_team *team, void *dest, const voi
     uint64_t number = __atomic_load_n(&words->taken, __ATOMIC_RELAXED);
     __atomic_store_n(&words->taken, number + 1, __ATOMIC_RELAXED);
     if (team->my_pe == root) {
-        size_t dest_offset, words_offset;
+        size_t dest_offset;
         int seg = pg_mem_locate(dest, nbytes, &dest_offset);
-        if (seg < 0 || pg_mem_locate(words, sizeof *words, &words_offset) != PG_SEG_HEAP)
+        if (seg < 0)
             pg_fatal("broadcast", "dest %p (%zu bytes) is not symmetric", dest, nbytes);
-        struct pg_ds_forward f = {.start = team->start,
-                                  .stride = team->stride,
-                                  .size = team->size,
-                                  .root = root,
-                                  .number = number,
-                                  .total = nbytes,
-                                  .words = words_offset};
+        struct pg_ds_forward f = pg_coll_server_team(team, root, number, nbytes);
         pg_pipe_forward(pg_world.me, seg, dest_offset, source, nbytes, &f);
         if (write_root_dest && dest != source)
             memmove(dest, source, nbytes);
@@ -275,7 +259,7 @@ void pg_coll_broadcast(struct pangea_team *team, void *dest, const void *source,
             memmove(dest, source, nbytes);
         return;
     }
-    if (by_servers(team)) {
+    if (pg_cfg.coll_server_bcast && pg_coll_by_servers(team)) {
         broadcast_by_servers(team, dest, source, nbytes, root, write_root_dest);
         return;
     }

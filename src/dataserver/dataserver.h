@@ -114,6 +114,8 @@ enum pg_ds_type {
                       reads its endpoint (pipeline.h, pg_pipe_signal) */
     PG_DS_FORWARD, /* a broadcast's chunk, put and forwarded (below, "Broadcasts by the
                       servers"): a struct pg_ds_forward, then the data */
+    PG_DS_ARRIVED, /* a team's node has arrived at a barrier (below, "Barriers by the
+                      servers"): a struct pg_ds_forward */
 };
 
 /* How the data of a put, get or accumulate lies in the target's segment. The data of one
@@ -416,10 +418,10 @@ struct pg_ds_server_counts pg_ds_server_worst(size_t npes, size_t local_size);
  * provider when its peer closed its endpoint failed the job at finalize (`tcp;ofi_rxm`:
  * "Broken pipe"). */
 
-/* Broadcasts by the servers (PANGEA_COLL_SERVER_BCAST, docs/multicast.md
- * "Broadcasts forwarded by the data servers"). The root sends
- * its message to its own node's server as PG_DS_FORWARD requests (ordered, under its grant, in
- * chunks: position and length in the header, dest at segment/offset). Each server that
+/* Broadcasts by the servers (PANGEA_COLL_SERVER_BCAST, docs/multicast.md "Broadcasts
+ * forwarded by the data servers"). The root sends its message to its own node's server as
+ * PG_DS_FORWARD requests (ordered, under its grant, in chunks: position and length in the
+ * header, dest at segment/offset). Each server that
  * receives a chunk sends it on at once, unordered, to the servers of its child nodes: a
  * binomial tree over the team's nodes in the order of their first members, the root's node
  * first. It writes the chunk into the dest of every member of the team on its node but the
@@ -445,8 +447,23 @@ struct pg_ds_forward_words {
     uint64_t done;  /* broadcasts landed, by the server */
     uint64_t taken; /* broadcasts entered, by the member */
     uint64_t bytes; /* of the broadcast under way, by the server (the node's first member's) */
+    /* Barriers by the servers: */
+    uint64_t synced;   /* barriers completed, by the server */
+    uint64_t entered;  /* barriers entered, by the member */
+    uint64_t here;     /* members of the node in the barrier under way (the first member's) */
+    uint64_t nodes[2]; /* nodes arrived at barrier n, in nodes[n % 2], by the server (the
+                          first member's) */
 };
 #define PG_DS_FORWARD_BUFFERS 8
+/* Barriers by the servers (PANGEA_COLL_SERVER_SYNC, docs/multicast.md "Barriers completed by
+ * the data servers"). A member entering a team's barrier n adds 1 to `here` at the team's first
+ * member on its node; the one that completes the node sets it back to 0 and sends PG_DS_ARRIVED
+ * (the team, number n) to the server of every node of the team, its own included. A server
+ * counts them in nodes[n % 2] and, when every node of the team has arrived, sets it back to 0,
+ * adds 1 to `synced` of each member on its node and rings its doorbell; a member waits for its
+ * own `synced`. The last PE to arrive releases everyone one message later. Barrier n + 1's
+ * messages may come before n is complete on a server (in the other word); n + 2's cannot: they
+ * need this node released from n. */
 /* The servers' names as startup exchanged them, [nnodes] of name_bytes each (the pipeline's
  * table, kept while the server runs): whom a server
  * forwards to (inserted in its address vector on the first forward there). */

@@ -25,6 +25,9 @@ void ds_stream_reset(struct ds_stream *st);
  * it on, writes it into its node's members or keeps it for its turn; PG_DS_OK or why it is
  * rejected. fini frees the chunks kept and the tree. */
 int ds_forward(const struct pg_ds_header *h, size_t len);
+/* Serves a validated PG_DS_ARRIVED: counts the node in, and releases the team's members on my
+ * node once every node has arrived; PG_DS_OK or why it is rejected. */
+int ds_arrived(const struct pg_ds_header *h);
 void ds_forward_fini(void);
 /* Sends a PG_DS_FORWARD (len bytes as received) on to node's server, for target there
  * (server.c, which owns the endpoint). */

@@ -1,8 +1,9 @@
-/* Broadcasts by the servers (dataserver.h, "Broadcasts by the servers"): a chunk goes on to
- * the child nodes' servers as soon as it comes, and lands in the dest of the team's members
- * on this node in the team's order of broadcasts; each member is told once its broadcast has
- * landed whole. The team travels in every chunk, so a server keeps no state per team beyond
- * the words in its members' memory and the chunks that came early. */
+/* Broadcasts and barriers by the servers (dataserver.h, "Broadcasts by the servers",
+ * "Barriers by the servers"): a chunk goes on to the child nodes' servers as soon as it comes,
+ * and lands in the dest of the team's members on this node in the team's order of broadcasts;
+ * each member is told once its broadcast has landed whole. A barrier's arrivals are counted
+ * until every node of the team is in. The team travels in every message, so a server keeps no
+ * state per team beyond the words in its members' memory and the chunks that came early. */
 #include "ds_internal.h"
 
 #include "memory/memory.h"
@@ -122,6 +123,17 @@ static void send_on(const struct pg_ds_header *h, size_t len)
                             len);
 }
 
+/* Adds 1 to the word at `field` of every member's words (at `words`) and rings its doorbell. */
+static void tell_members(uint64_t words, size_t field)
+{
+    const char *at = pg_segments[PG_SEG_HEAP].base + words + field;
+    for (int m = 0; m < tree.nmembers; m++) {
+        __atomic_fetch_add((uint64_t *)((char *)words_of(tree.members[m], words) + field), 1,
+                           __ATOMIC_RELEASE);
+        pg_mem_ring(tree.members[m], at);
+    }
+}
+
 /* Writes the chunk into every member's dest but the root's; once the broadcast's every byte
  * has landed, tells every member. Returns whether it completed the broadcast. */
 static int land(const struct pg_ds_header *h, const struct pg_ds_forward *f)
@@ -139,12 +151,7 @@ static int land(const struct pg_ds_header *h, const struct pg_ds_forward *f)
         return 0;
     }
     __atomic_store_n(&head->bytes, 0, __ATOMIC_RELAXED);
-    const char *done_at =
-        pg_segments[PG_SEG_HEAP].base + f->words + offsetof(struct pg_ds_forward_words, done);
-    for (int m = 0; m < tree.nmembers; m++) {
-        __atomic_fetch_add(&words_of(tree.members[m], f->words)->done, 1, __ATOMIC_RELEASE);
-        pg_mem_ring(tree.members[m], done_at);
-    }
+    tell_members(f->words, offsetof(struct pg_ds_forward_words, done));
     return 1;
 }
 
@@ -185,15 +192,26 @@ static void keep_early(const struct pg_ds_header *h, size_t len)
     *at = e;
 }
 
+/* The team's members on my node, all of whose words lie in range: 0, or why not. */
+static int members_reachable(const struct pg_ds_forward *f)
+{
+    if (tree.mine < 0 || tree.nmembers == 0)
+        return PG_DS_BAD_TARGET;
+    for (int m = 0; m < tree.nmembers; m++)
+        if (!words_of(tree.members[m], f->words))
+            return PG_DS_BAD_RANGE;
+    return PG_DS_OK;
+}
+
 int ds_forward(const struct pg_ds_header *h, size_t len)
 {
     struct pg_ds_forward f = descriptor_of(h);
     shape_tree(&f);
-    if (tree.mine < 0 || tree.nmembers == 0)
-        return PG_DS_BAD_TARGET;
+    int status = members_reachable(&f);
+    if (status != PG_DS_OK)
+        return status;
     for (int m = 0; m < tree.nmembers; m++)
-        if (!words_of(tree.members[m], f.words) ||
-            !peer_at(h->segment, tree.members[m], h->offset + h->position, h->length))
+        if (!peer_at(h->segment, tree.members[m], h->offset + h->position, h->length))
             return PG_DS_BAD_RANGE;
     send_on(h, len);
     uint64_t done = __atomic_load_n(&words_of(tree.members[0], f.words)->done, __ATOMIC_RELAXED);
@@ -205,6 +223,21 @@ int ds_forward(const struct pg_ds_header *h, size_t len)
     }
     if (land(h, &f))
         land_early(f.words);
+    return PG_DS_OK;
+}
+
+int ds_arrived(const struct pg_ds_header *h)
+{
+    struct pg_ds_forward f = descriptor_of(h);
+    shape_tree(&f);
+    int status = members_reachable(&f);
+    if (status != PG_DS_OK)
+        return status;
+    uint64_t *nodes = &words_of(tree.members[0], f.words)->nodes[f.number % 2];
+    uint64_t arrived = __atomic_load_n(nodes, __ATOMIC_RELAXED) + 1;
+    __atomic_store_n(nodes, arrived < (uint64_t)tree.count ? arrived : 0, __ATOMIC_RELAXED);
+    if (arrived == (uint64_t)tree.count)
+        tell_members(f.words, offsetof(struct pg_ds_forward_words, synced));
     return PG_DS_OK;
 }
 

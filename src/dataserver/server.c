@@ -838,8 +838,8 @@ static void carry_out(const struct pg_ds_header *h, size_t len, int again)
         put_records(h, len);
         return;
     }
-    if (h->type == PG_DS_FORWARD) { /* from the root */
-        int status = ds_forward(h, len);
+    if (h->type == PG_DS_FORWARD || h->type == PG_DS_ARRIVED) { /* from a PE */
+        int status = h->type == PG_DS_FORWARD ? ds_forward(h, len) : ds_arrived(h);
         if (status != PG_DS_OK)
             reject(h, len, status);
         else

@@ -1250,9 +1250,22 @@ void pg_pipe_forward(int pe, int seg, size_t offset, const void *src, size_t len
     send_shaped(NULL, pe, &h, src, &contiguous, f, sizeof *f);
 }
 
+void pg_pipe_arrived(int pe, const struct pg_ds_forward *f)
+{
+    struct pg_ds_header h = {.type = PG_DS_ARRIVED};
+    lock_for_request();
+    struct block *b = take_block(pg_world.node_of[pe], sizeof h + sizeof *f, &h.credit);
+    memcpy(b->data + sizeof h, f, sizeof *f);
+    h.seq = c.next_seq++;
+    count_ack_due(NULL);
+    send_block_summed(pe, b, &h, sizeof h + sizeof *f,
+                      pg_cfg.checksum ? pg_ds_sum_payload(0, f, sizeof *f) : 0);
+    pthread_mutex_unlock(&c.lock);
+}
+
 int pg_pipe_forwarding(void)
 {
-    return !c.reliable;
+    return c.ep && !c.closed && !c.reliable;
 }
 
 static int pending_free(const void *arg)
