@@ -5,8 +5,8 @@
  * has come (a probe sent behind it was answered, so the server has served it), every PE of
  * that node finds its word still at 0 and broadcast 1's dest untouched: the server keeps it.
  * Once broadcast 0 has come too, the word is 2 and both dests are exact, every byte and the
- * guards around them. Also the validation of malformed forwards and arrivals (on one node:
- * only that). */
+ * guards around them. Likewise a barrier's arrivals (check_arrivals). Also the validation of
+ * malformed forwards and arrivals (on one node: only that). */
 #include "check.h"
 
 #include "memory/memory.h"
@@ -69,6 +69,43 @@ static void check_validation(const struct pg_ds_header *proto, const struct pg_d
     h->length = 0;
     CHECK(pg_ds_validate(h, sizeof *h + sizeof *f, npes, NULL) == PG_DS_OK,
           "a good arrival is refused");
+}
+
+static void arrive(const struct pg_ds_forward *team, int number, int nodes)
+{
+    struct pg_ds_forward f = *team;
+    f.number = (uint64_t)number;
+    for (int k = 0; k < nodes; k++)
+        pg_pipe_arrived(shmem_n_pes() - 1, &f);
+    pg_pipe_quiet(NULL); /* served */
+}
+
+/* A barrier's arrivals (PG_DS_ARRIVED) as the last node's server counts them: barrier 1's from
+ * all nodes but one come first (nodes released from barrier 0 early), then barrier 0's from all
+ * but one: nothing is released; barrier 0's last releases barrier 0, and barrier 1's last
+ * barrier 1. PE 0 sends them all, for every node; the node's PEs check their word after each
+ * step. */
+static void check_arrivals(struct pg_ds_forward_words *words, const struct pg_ds_forward *team,
+                           int across, int watched)
+{
+    const struct {
+        int number, count;
+        uint64_t synced;
+    } steps[] = {{1, pg_world.nnodes - 1, 0}, {0, pg_world.nnodes - 1, 0}, {0, 1, 1}, {1, 1, 2}};
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        if (across && shmem_my_pe() == 0)
+            arrive(team, steps[k].number, steps[k].count);
+        shmem_barrier_all();
+        if (watched)
+            CHECK(__atomic_load_n(&words->synced, __ATOMIC_ACQUIRE) == steps[k].synced,
+                  "step %zu: synced is %llu, expected %llu", k, (unsigned long long)words->synced,
+                  (unsigned long long)steps[k].synced);
+        shmem_barrier_all();
+    }
+    if (watched)
+        CHECK(words->nodes[0] == 0 && words->nodes[1] == 0,
+              "the counts of nodes arrived are %llu and %llu after both barriers",
+              (unsigned long long)words->nodes[0], (unsigned long long)words->nodes[1]);
 }
 
 int main(void)
@@ -153,6 +190,8 @@ int main(void)
     /* The first member's count of the broadcast under way is back at 0 on every node. */
     CHECK(words->bytes == 0, "%llu bytes counted after the broadcasts",
           (unsigned long long)words->bytes);
+    shmem_barrier_all();
+    check_arrivals(words, &team, across, watched);
     shmem_barrier_all();
     for (int b = 0; b < 2; b++)
         shmem_free(dest[b]);
