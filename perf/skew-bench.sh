@@ -5,7 +5,7 @@
 # times in turn. SKEW_VARIANTS="A B ..." runs each shape once per variant in turn, a variant
 # being environment assignments joined by commas ("-" for none), e.g.
 # SKEW_VARIANTS="PANGEA_COLL_FLAT_NODE=0 -" for the binomial tree on the node against the
-# default.
+# default. SKEW_SHAPES="2x2 4x2" runs only those shapes.
 #   perf/skew-bench.sh [BUILD_DIR] [ROUNDS] [SKEW_BENCH_ARGS...] > perf/results/skew-bench-DATE.txt
 # Needs root (namespaces) for the emulated nodes and a built tree (make all bench).
 set -u
@@ -16,7 +16,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 1
 [[ -x $BUILD/perf/skew_bench ]] || { echo "skew_bench: build first (make all bench)" >&2; exit 2; }
 for round in $(seq "$ROUNDS"); do
-    for shape in 1x8 2x2 4x2; do
+    for shape in ${SKEW_SHAPES:-1x8 2x2 4x2}; do
         for variant in ${SKEW_VARIANTS:--}; do
             echo "== round $round, $shape, $variant"
             vars=()

@@ -4,6 +4,7 @@
 #define PG_COLL_INTERNAL_H
 
 #include "coll.h"
+#include "dataserver/dataserver.h"
 #include "prof/prof.h"
 
 #include <stddef.h>
@@ -12,7 +13,8 @@
 /* The head of a channel: the library-internal symmetric memory of one team's collectives. */
 struct pg_coll_channel {
     uint64_t word[2]; /* values this PE publishes before a sync (collect sizes, team agreement) */
-    char pad[64 - 2 * sizeof(uint64_t)];
+    struct pg_ds_forward_words forward; /* broadcasts and barriers by the servers */
+    char pad[128 - 2 * sizeof(uint64_t) - sizeof(struct pg_ds_forward_words)];
     uint64_t flag[]; /* [channel_capacity]: signals received from each sender, not yet taken */
 };
 /* A sender's place in the team's channel: its team index, or its world PE for the active sets;
@@ -143,6 +145,16 @@ void pg_coll_mcast_fini(void);
 int pg_coll_mcast_usable(struct pangea_team *team, size_t nbytes);
 void pg_coll_mcast_send(struct pangea_team *team, const void *from, size_t nbytes);
 void pg_coll_mcast_receive(struct pangea_team *team, void *dest, size_t nbytes, int sender_pe);
+
+/* Whether the nodes' data servers may carry a team's broadcasts or barriers between nodes
+ * (dataserver.h, "Broadcasts by the servers"): a team with a channel of its own (not the
+ * active sets', which every set shares) spanning nodes, while the servers' messages to each
+ * other are never resent. Every member decides alike. */
+int pg_coll_by_servers(const struct pangea_team *team);
+/* The team as its servers see it: its members, the root (a team index), the number of its
+ * broadcast or barrier, the broadcast's bytes and where its words lie in every member. */
+struct pg_ds_forward pg_coll_server_team(const struct pangea_team *team, int root, uint64_t number,
+                                         uint64_t total);
 
 /* A member's copy of the symmetric range [addr, addr+len): a pointer into it when the member
  * is on my node (or me), else the bytes fetched into tmp. */

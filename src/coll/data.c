@@ -9,6 +9,7 @@
 
 #include "memory/memory.h"
 #include "onesided/onesided.h"
+#include "pipeline/pipeline.h"
 #include "runtime/runtime.h"
 #include "startup/startup.h"
 #include "topo/topo.h"
@@ -222,6 +223,32 @@ static void broadcast_tree(const struct pangea_team *team, int root, size_t nbyt
     node_levels(team, root, node_head, nbytes, tree, scratch);
 }
 
+/* By the data servers (dataserver.h, "Broadcasts by the servers"): the root hands its message
+ * to its own node's server and leaves; every other member waits only for its own word, which
+ * its node's server counts up once the whole message lies in its dest. */
+static void broadcast_by_servers(struct pangea_team *team, void *dest, const void *source,
+                                 size_t nbytes, int root, int write_root_dest)
+{
+    struct pg_ds_forward_words *words = &team->channel->forward;
+    uint64_t number = __atomic_load_n(&words->taken, __ATOMIC_RELAXED);
+    __atomic_store_n(&words->taken, number + 1, __ATOMIC_RELAXED);
+    if (team->my_pe == root) {
+        size_t dest_offset;
+        int seg = pg_mem_locate(dest, nbytes, &dest_offset);
+        if (seg < 0)
+            pg_fatal("broadcast", "dest %p (%zu bytes) is not symmetric", dest, nbytes);
+        struct pg_ds_forward f = pg_coll_server_team(team, root, number, nbytes);
+        pg_pipe_forward(pg_world.me, seg, dest_offset, source, nbytes, &f);
+        if (write_root_dest && dest != source)
+            memmove(dest, source, nbytes);
+        return;
+    }
+    PG_WATCHED_WAITER(w, pg_mem_doorbell(pg_world.me, &words->done),
+                      pg_api_call ? pg_api_call : "broadcast");
+    while (__atomic_load_n(&words->done, __ATOMIC_ACQUIRE) <= number)
+        pg_wait_step(&w);
+}
+
 void pg_coll_broadcast(struct pangea_team *team, void *dest, const void *source, size_t nbytes,
                        int root, int write_root_dest)
 {
@@ -230,6 +257,10 @@ void pg_coll_broadcast(struct pangea_team *team, void *dest, const void *source,
     if (nbytes == 0 || team->size <= 1) {
         if (nbytes && write_root_dest && dest != source)
             memmove(dest, source, nbytes);
+        return;
+    }
+    if (pg_cfg.coll_server_bcast && pg_coll_by_servers(team)) {
+        broadcast_by_servers(team, dest, source, nbytes, root, write_root_dest);
         return;
     }
     int scratch[team->size];

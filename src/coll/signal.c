@@ -393,6 +393,25 @@ void pg_coll_wait(const struct pangea_team *team, int pe, uint64_t count)
     await_signals(team, pe, count, 1, 0, 0);
 }
 
+int pg_coll_by_servers(const struct pangea_team *team)
+{
+    return !team->channel_by_world && team->nleaders > 1 && pg_pipe_forwarding();
+}
+
+struct pg_ds_forward pg_coll_server_team(const struct pangea_team *team, int root, uint64_t number,
+                                         uint64_t total)
+{
+    size_t words = 0; /* the channel lies in the heap segment's internal area */
+    pg_mem_locate(&team->channel->forward, sizeof team->channel->forward, &words);
+    return (struct pg_ds_forward){.start = team->start,
+                                  .stride = team->stride,
+                                  .size = team->size,
+                                  .root = root,
+                                  .number = number,
+                                  .total = total,
+                                  .words = words};
+}
+
 const void *pg_coll_fetch(const void *addr, size_t len, int pe, void *tmp)
 {
     if (pe == pg_world.me)

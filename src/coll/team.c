@@ -2,6 +2,8 @@
  * by agreement over the parent, and the team sync. */
 #include "coll_internal.h"
 
+#include "memory/memory.h"
+#include "pipeline/pipeline.h"
 #include "runtime/runtime.h"
 #include "startup/startup.h"
 #include "topo/topo.h"
@@ -335,11 +337,37 @@ static void dissemination(const struct pangea_team *team, const int *group, int 
     }
 }
 
+/* By the data servers (dataserver.h, "Barriers by the servers"): the member that completes its
+ * node tells every node's server, and each member waits only for its own word, which its
+ * node's server counts up once every node is in. */
+static void sync_by_servers(const struct pangea_team *team)
+{
+    struct pg_ds_forward_words *words = &team->channel->forward;
+    struct pg_ds_forward_words *first = pg_mem_peer_ptr(words, pg_team_pe(team, team->local[0]));
+    uint64_t number = __atomic_load_n(&words->entered, __ATOMIC_RELAXED);
+    __atomic_store_n(&words->entered, number + 1, __ATOMIC_RELAXED);
+    /* Nobody of the node comes again before its servers hear of it: the count may restart. */
+    if (__atomic_add_fetch(&first->here, 1, __ATOMIC_ACQ_REL) == (uint64_t)team->nlocal) {
+        __atomic_store_n(&first->here, 0, __ATOMIC_RELAXED);
+        struct pg_ds_forward f = pg_coll_server_team(team, 0, number, 0);
+        for (int k = 0; k < team->nleaders; k++)
+            pg_pipe_arrived(pg_team_pe(team, team->leaders[k]), &f);
+    }
+    PG_WATCHED_WAITER(w, pg_mem_doorbell(pg_world.me, &words->synced),
+                      pg_api_call ? pg_api_call : "barrier");
+    while (__atomic_load_n(&words->synced, __ATOMIC_ACQUIRE) <= number)
+        pg_wait_step(&w);
+}
+
 void pg_team_sync_units(const struct pangea_team *team, uint64_t unit)
 {
     if (team->size <= 1)
         return;
     PG_COLL_KIND(PG_COLL_SYNC);
+    if (unit == 1 && pg_cfg.coll_server_sync && pg_coll_by_servers(team)) {
+        sync_by_servers(team);
+        return;
+    }
     /* The node's members check in with their leader; the leaders run a dissemination barrier
      * among themselves — or, across switches, check in with their switch's leader, which run
      * it among themselves and release their switches — and each leader releases its node. */

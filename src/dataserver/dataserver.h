@@ -112,6 +112,10 @@ enum pg_ds_type {
     PG_DS_SIGNAL,  /* PE to PE, never to a server: `operand` added to the 8-byte word at
                       segment/offset of the receiving PE (`target`), by its own thread when it
                       reads its endpoint (pipeline.h, pg_pipe_signal) */
+    PG_DS_FORWARD, /* a broadcast's chunk, put and forwarded (below, "Broadcasts by the
+                      servers"): a struct pg_ds_forward, then the data */
+    PG_DS_ARRIVED, /* a team's node has arrived at a barrier (below, "Barriers by the
+                      servers"): a struct pg_ds_forward */
 };
 
 /* How the data of a put, get or accumulate lies in the target's segment. The data of one
@@ -377,10 +381,11 @@ void pg_ds_server_stop(void);
  * pg_ds_server_model computes the same from counts. */
 struct pg_ds_server_counts {
     size_t npes, local_size;
-    size_t sources;       /* records: PEs that have sent to this server */
-    size_t segments;      /* pool segments */
-    size_t arrivals;      /* capacity of the queue of arrivals */
-    size_t pack_buffers;  /* 0 until the first strided or vector get */
+    size_t sources;                        /* records: PEs that have sent to this server */
+    size_t segments;                       /* pool segments */
+    size_t arrivals;                       /* capacity of the queue of arrivals */
+    size_t pack_buffers;                   /* 0 until the first strided or vector get */
+    size_t forward_buffers, forward_nodes; /* 0 until the first broadcast's chunk forwarded */
     size_t registrations; /* the node's segments registered with the provider (0 or all) */
 };
 struct pg_ds_server_bytes {
@@ -412,6 +417,57 @@ struct pg_ds_server_counts pg_ds_server_worst(size_t npes, size_t local_size);
  * repeated CLOSE (whose acknowledgement was lost). Without this, a retransmission still in the
  * provider when its peer closed its endpoint failed the job at finalize (`tcp;ofi_rxm`:
  * "Broken pipe"). */
+
+/* Broadcasts by the servers (PANGEA_COLL_SERVER_BCAST, docs/multicast.md "Broadcasts
+ * forwarded by the data servers"). The root sends its message to its own node's server as
+ * PG_DS_FORWARD requests (ordered, under its grant, in chunks: position and length in the
+ * header, dest at segment/offset). Each server that
+ * receives a chunk sends it on at once, unordered, to the servers of its child nodes: a
+ * binomial tree over the team's nodes in the order of their first members, the root's node
+ * first. It writes the chunk into the dest of every member of the team on its node but the
+ * root, and once a broadcast's every byte has landed, adds 1 to each such member's `done`
+ * (the root's too) and rings its doorbell. A member in a broadcast waits only for its own
+ * `done`: a late PE delays nobody. The broadcasts of a team are numbered from 0 (`taken`
+ * counts them on each member): a server writes broadcast n on its node only after n - 1 is
+ * done there, and holds a copy of a chunk that comes early (from another root, by a shorter
+ * path). The words are the same symmetric offset on every member; `bytes`, the landed bytes of
+ * the broadcast under way, is kept at the team's first member on the node. A chunk's
+ * messages between servers hold no grant: each server has at most PG_DS_FORWARD_BUFFERS of
+ * them in flight, and the provider holds what the pool has no room for. Only where messages
+ * between two endpoints keep their order and are never resent: not with retransmission on. */
+struct pg_ds_forward {
+    int32_t start, stride, size; /* the team: world PEs start + i*stride, i < size */
+    int32_t root;                /* the root's team index */
+    uint64_t number;             /* the broadcast's number in the team */
+    uint64_t total;              /* its bytes */
+    uint64_t words;              /* offset of the members' struct pg_ds_forward_words in the heap
+                                    segment */
+};
+struct pg_ds_forward_words {
+    uint64_t done;  /* broadcasts landed, by the server */
+    uint64_t taken; /* broadcasts entered, by the member */
+    uint64_t bytes; /* of the broadcast under way, by the server (the node's first member's) */
+    /* Barriers by the servers: */
+    uint64_t synced;   /* barriers completed, by the server */
+    uint64_t entered;  /* barriers entered, by the member */
+    uint64_t here;     /* members of the node in the barrier under way (the first member's) */
+    uint64_t nodes[2]; /* nodes arrived at barrier n, in nodes[n % 2], by the server (the
+                          first member's) */
+};
+#define PG_DS_FORWARD_BUFFERS 8
+/* Barriers by the servers (PANGEA_COLL_SERVER_SYNC, docs/multicast.md "Barriers completed by
+ * the data servers"). A member entering a team's barrier n adds 1 to `here` at the team's first
+ * member on its node; the one that completes the node sets it back to 0 and sends PG_DS_ARRIVED
+ * (the team, number n) to the server of every node of the team, its own included. A server
+ * counts them in nodes[n % 2] and, when every node of the team has arrived, sets it back to 0,
+ * adds 1 to `synced` of each member on its node and rings its doorbell; a member waits for its
+ * own `synced`. The last PE to arrive releases everyone one message later. Barrier n + 1's
+ * messages may come before n is complete on a server (in the other word); n + 2's cannot: they
+ * need this node released from n. */
+/* The servers' names as startup exchanged them, [nnodes] of name_bytes each (the pipeline's
+ * table, kept while the server runs): whom a server
+ * forwards to (inserted in its address vector on the first forward there). */
+void pg_ds_server_peers(const void *names, size_t name_bytes);
 
 /* Probes (fault-injection tests' raw messages) carry this bit in seq: their rejection is
  * counted by the sender, not fatal. */

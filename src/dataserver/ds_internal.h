@@ -21,4 +21,16 @@ int ds_stream_deliver(struct ds_stream *st, const struct pg_ds_header *h, size_t
 /* Frees what is held and starts the stream again at 0. */
 void ds_stream_reset(struct ds_stream *st);
 
+/* Broadcasts by the servers (dataserver.h; forward.c): serves a validated PG_DS_FORWARD, sends
+ * it on, writes it into its node's members or keeps it for its turn; PG_DS_OK or why it is
+ * rejected. fini frees the chunks kept and the tree. */
+int ds_forward(const struct pg_ds_header *h, size_t len);
+/* Serves a validated PG_DS_ARRIVED: counts the node in, and releases the team's members on my
+ * node once every node has arrived; PG_DS_OK or why it is rejected. */
+int ds_arrived(const struct pg_ds_header *h);
+void ds_forward_fini(void);
+/* Sends a PG_DS_FORWARD (len bytes as received) on to node's server, for target there
+ * (server.c, which owns the endpoint). */
+void ds_forward_send(int node, uint32_t target, const struct pg_ds_header *h, size_t len);
+
 #endif

@@ -174,6 +174,31 @@ static int decode_layout(const struct pg_ds_header *h, size_t payload, int npes,
     return PG_DS_BAD_LAYOUT;
 }
 
+/* A broadcast's chunk: contiguous, within the broadcast, the team's members all PEs of the
+ * job, its root one of them. A barrier's arrival: the team alike, and no data. */
+static int validate_forward(const struct pg_ds_header *h, size_t payload, int npes,
+                            struct pg_ds_shape *sh)
+{
+    struct pg_ds_forward f;
+    if (payload < sizeof f)
+        return PG_DS_BAD_LENGTH;
+    memcpy(&f, h + 1, sizeof f);
+    sh->descriptor_bytes = sizeof f;
+    if (pg_ds_wire_bytes(h->length) != payload - sizeof f)
+        return PG_DS_BAD_LENGTH;
+    long long last = (long long)f.start + (long long)(f.size - 1) * f.stride;
+    if (f.size < 1 || f.start < 0 || f.start >= npes || last < 0 || last >= npes)
+        return PG_DS_BAD_LAYOUT;
+    if (h->type == PG_DS_ARRIVED)
+        return h->length == 0 ? PG_DS_OK : PG_DS_BAD_LENGTH;
+    uint64_t end;
+    if (h->layout != PG_DS_CONTIG || f.root < 0 || f.root >= f.size || h->length == 0 ||
+        __builtin_add_overflow(h->position, h->length, &end) || end > f.total)
+        return PG_DS_BAD_LAYOUT;
+    sh->count[0] = sh->span = end;
+    return PG_DS_OK;
+}
+
 int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes, struct pg_ds_shape *shape)
 {
     struct pg_ds_shape unused, *sh = shape ? shape : &unused;
@@ -188,7 +213,7 @@ int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes, struct pg
         return len == sizeof *h ? PG_DS_OK : PG_DS_BAD_LENGTH;
     if (h->type != PG_DS_PUT && h->type != PG_DS_GET && h->type != PG_DS_AMO &&
         h->type != PG_DS_ACC && h->type != PG_DS_HELLO && h->type != PG_DS_RELEASE &&
-        h->type != PG_DS_CLOSE)
+        h->type != PG_DS_CLOSE && h->type != PG_DS_FORWARD && h->type != PG_DS_ARRIVED)
         return PG_DS_BAD_TYPE;
     if (h->target >= (uint32_t)npes)
         return PG_DS_BAD_TARGET;
@@ -211,6 +236,8 @@ int pg_ds_validate(const struct pg_ds_header *h, size_t len, int npes, struct pg
         sh->count[0] = sh->span = h->width;
         return PG_DS_OK;
     }
+    if (h->type == PG_DS_FORWARD || h->type == PG_DS_ARRIVED)
+        return validate_forward(h, payload, npes, sh);
     int status = decode_layout(h, payload, npes, sh);
     if (status != PG_DS_OK)
         return status;

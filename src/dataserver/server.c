@@ -97,6 +97,10 @@ static struct {
     size_t granted; /* bytes of all grants out */
     size_t min_grant, full_grant;
     struct reply_pool headers, packs;
+    struct reply_pool forwards; /* broadcasts' chunks to other servers, from the first */
+    const char *peer_names;     /* the servers' names (the pipeline's table), name_bytes each */
+    size_t peer_name_bytes;
+    fi_addr_t *peers; /* [nnodes] the servers forwarded to, inserted on the first forward */
     size_t chunk;
     struct pg_net_mr **segment_mr; /* [local_size * PG_MEM_PARTS], by segment part */
     size_t registrations;
@@ -271,6 +275,54 @@ static void reply(const struct pg_ds_header *request, uint8_t type, uint16_t sta
                NULL);
 }
 
+void pg_ds_server_peers(const void *names, size_t name_bytes)
+{
+    s.peer_names = names;
+    s.peer_name_bytes = name_bytes;
+}
+
+static fi_addr_t peer(int node)
+{
+    if (!s.peers) {
+        if (!(s.peers = malloc((size_t)pg_world.nnodes * sizeof *s.peers)))
+            pg_fatal("data server", "out of memory for the addresses of %d servers",
+                     pg_world.nnodes);
+        account(PART_TABLES, (long long)((size_t)pg_world.nnodes * sizeof *s.peers));
+        for (int n = 0; n < pg_world.nnodes; n++)
+            s.peers[n] = FI_ADDR_NOTAVAIL;
+    }
+    if (s.peers[node] == FI_ADDR_NOTAVAIL)
+        s.peers[node] = pg_net_av_insert(s.ep, s.peer_names + (size_t)node * s.peer_name_bytes);
+    return s.peers[node];
+}
+
+static size_t forward_bytes(void)
+{
+    return pg_ds_max_message();
+}
+
+static void pool_open(struct reply_pool *pool, int count, size_t packed_bytes);
+
+void ds_forward_send(int node, uint32_t target, const struct pg_ds_header *h, size_t len)
+{
+    if (!s.forwards.buffers)
+        pool_open(&s.forwards, PG_DS_FORWARD_BUFFERS, forward_bytes());
+    struct reply_buffer *r = take_reply(&s.forwards);
+    r->header = *h;
+    r->header.source = (uint32_t)pg_world.me;
+    r->header.target = target;
+    r->header.flags = 0; /* unordered, holding no grant, counted nowhere */
+    r->header.order = 0;
+    r->header.credit = 0;
+    size_t data = len - sizeof *h;
+    memcpy(r->packed, h + 1, data);
+    if (pg_cfg.checksum)
+        pg_ds_seal_summed(&r->header, pg_ds_sum_payload(0, r->packed, data));
+    struct iovec iov[2] = {{&r->header, sizeof r->header}, {r->packed, data}};
+    void *desc[2] = {pg_net_mr_desc(s.forwards.headers_mr), pg_net_mr_desc(s.forwards.packed_mr)};
+    pg_net_sendv(s.ep, peer(node), iov, desc, 2, &r->ctx);
+}
+
 /* A message of the server's own to source pe: a GRANT or RECLAIM of its latest grant, or an
  * acknowledgement of `count` ordered requests up to number `order`. */
 static void tell(uint32_t pe, uint8_t type, uint32_t target, uint16_t order, uint64_t count)
@@ -373,7 +425,6 @@ static void apply(const struct pg_ds_header *h, char *base, const struct pg_ds_s
         pg_acc_unlock((int)h->target);
 }
 
-static void pool_open(struct reply_pool *pool, int count, size_t packed_bytes);
 /* A packing buffer: a chunk and the padding to a whole wire length. */
 static size_t pack_bytes(void)
 {
@@ -762,6 +813,12 @@ static void carry_out(const struct pg_ds_header *h, size_t len, int again)
         acknowledge(h);
         return;
     }
+    if (h->type == PG_DS_FORWARD && !(h->flags & PG_DS_ORDERED)) { /* from a server */
+        int status = ds_forward(h, len);
+        if (status != PG_DS_OK)
+            reject(h, len, status);
+        return;
+    }
     if (!reachable(h)) {
         pg_warn("data server: a request from PE %u before its HELLO is dropped", h->source);
         return;
@@ -779,6 +836,14 @@ static void carry_out(const struct pg_ds_header *h, size_t len, int again)
     }
     if (h->layout == PG_DS_RECORDS) {
         put_records(h, len);
+        return;
+    }
+    if (h->type == PG_DS_FORWARD || h->type == PG_DS_ARRIVED) { /* from a PE */
+        int status = h->type == PG_DS_FORWARD ? ds_forward(h, len) : ds_arrived(h);
+        if (status != PG_DS_OK)
+            reject(h, len, status);
+        else
+            acknowledge(h);
         return;
     }
     char *base =
@@ -1096,6 +1161,10 @@ void pg_ds_server_stop(void)
     pool_close(&s.headers);
     if (s.packs.buffers)
         pool_close(&s.packs);
+    if (s.forwards.buffers)
+        pool_close(&s.forwards);
+    free(s.peers);
+    ds_forward_fini();
     for (size_t i = 0; i < s.registrations; i++)
         pg_net_mr_close(s.segment_mr[i]);
     free(s.segment_mr);
@@ -1127,6 +1196,9 @@ struct pg_ds_server_counts pg_ds_server_memory(struct pg_ds_server_bytes *bytes)
         .segments = __atomic_load_n(&s.segments_in_use, __ATOMIC_RELAXED),
         .arrivals = __atomic_load_n(&s.arrivals.cap, __ATOMIC_RELAXED),
         .pack_buffers = __atomic_load_n(&s.packs.buffers, __ATOMIC_RELAXED) ? PACK_BUFFERS : 0,
+        .forward_buffers =
+            __atomic_load_n(&s.forwards.buffers, __ATOMIC_RELAXED) ? PG_DS_FORWARD_BUFFERS : 0,
+        .forward_nodes = __atomic_load_n(&s.peers, __ATOMIC_RELAXED) ? (size_t)pg_world.nnodes : 0,
         .registrations = s.registrations,
     };
     size_t *part[PARTS] = {&bytes->pool, &bytes->replies, &bytes->tables, &bytes->sources,
@@ -1141,9 +1213,12 @@ struct pg_ds_server_bytes pg_ds_server_model(const struct pg_ds_server_counts *n
 {
     struct pg_ds_server_bytes b = {
         .pool = n->segments * pg_ds_segment_bytes(),
-        .replies = reply_pool_bytes(REPLY_BUFFERS, 0) +
-                   (n->pack_buffers ? reply_pool_bytes((int)n->pack_buffers, pack_bytes()) : 0),
+        .replies =
+            reply_pool_bytes(REPLY_BUFFERS, 0) +
+            (n->pack_buffers ? reply_pool_bytes((int)n->pack_buffers, pack_bytes()) : 0) +
+            (n->forward_buffers ? reply_pool_bytes((int)n->forward_buffers, forward_bytes()) : 0),
         .tables = n->registrations * sizeof(struct pg_net_mr *) +
+                  n->forward_nodes * sizeof(fi_addr_t) +
                   (pg_ds_pool_max_segments() + lend_segments(pg_ds_pool_max_segments())) *
                       sizeof(struct pg_ds_recv_buffer) +
                   n->npes * sizeof(struct ds_source *),
@@ -1179,5 +1254,7 @@ struct pg_ds_server_counts pg_ds_server_worst(size_t npes, size_t local_size)
                                         .segments = segments,
                                         .arrivals = ARRIVALS_START,
                                         .pack_buffers = PACK_BUFFERS,
+                                        .forward_buffers = PG_DS_FORWARD_BUFFERS,
+                                        .forward_nodes = (npes + local_size - 1) / local_size,
                                         .registrations = local_size * PG_MEM_PARTS};
 }

@@ -1006,9 +1006,11 @@ static void pack_summing(char *region, char *packed, size_t n, void *arg)
     *(uint32_t *)arg = pg_ds_sum_payload(*(uint32_t *)arg, packed, n);
 }
 
-/* Puts and accumulates: every chunk is one message, acknowledged on its own. */
+/* Puts, accumulates and broadcasts' chunks: every chunk is one message, acknowledged on its
+ * own. A contiguous one may carry a descriptor of `extra` bytes (a broadcast's). */
 static void send_shaped(struct pg_pipe_completion *cc, int pe, struct pg_ds_header *proto,
-                        const void *src, const struct pg_strided *shape)
+                        const void *src, const struct pg_strided *shape, const void *extra,
+                        size_t extra_bytes)
 {
     size_t total = shape_bytes(shape);
     int node = pg_world.node_of[pe];
@@ -1021,6 +1023,9 @@ static void send_shaped(struct pg_pipe_completion *cc, int pe, struct pg_ds_head
         if (shape->levels) {
             h.layout = PG_DS_STRIDED;
             desc_bytes = write_strided(desc, shape, shape->dst_stride);
+        } else if (extra_bytes) {
+            memcpy(desc, extra, extra_bytes);
+            desc_bytes = extra_bytes;
         }
         struct block *b = take_block(node, sizeof h + desc_bytes + n, &h.credit);
         h.position = position;
@@ -1219,7 +1224,7 @@ void pg_pipe_put(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, 
         return;
     }
     struct pg_ds_header h = {.type = PG_DS_PUT, .segment = (uint8_t)seg, .offset = offset};
-    send_shaped(cc, pe, &h, src, shape);
+    send_shaped(cc, pe, &h, src, shape, NULL, 0);
 }
 
 void pg_pipe_put_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offset, const void *src,
@@ -1240,7 +1245,34 @@ void pg_pipe_acc(struct pg_pipe_completion *cc, int pe, int seg, size_t offset,
     struct pg_ds_header h = {
         .type = PG_DS_ACC, .segment = (uint8_t)seg, .op = (uint8_t)type, .offset = offset};
     memcpy(h.scale, scale, pg_acc_type_size(type));
-    send_shaped(cc, pe, &h, src, shape);
+    send_shaped(cc, pe, &h, src, shape, NULL, 0);
+}
+
+void pg_pipe_forward(int pe, int seg, size_t offset, const void *src, size_t len,
+                     const struct pg_ds_forward *f)
+{
+    _Static_assert(sizeof *f <= 8 * (2 + 2 * PG_MAX_STRIDE), "a strided descriptor's room");
+    struct pg_ds_header h = {.type = PG_DS_FORWARD, .segment = (uint8_t)seg, .offset = offset};
+    struct pg_strided contiguous = {.count = {len}};
+    send_shaped(NULL, pe, &h, src, &contiguous, f, sizeof *f);
+}
+
+void pg_pipe_arrived(int pe, const struct pg_ds_forward *f)
+{
+    struct pg_ds_header h = {.type = PG_DS_ARRIVED};
+    lock_for_request();
+    struct block *b = take_block(pg_world.node_of[pe], sizeof h + sizeof *f, &h.credit);
+    memcpy(b->data + sizeof h, f, sizeof *f);
+    h.seq = c.next_seq++;
+    count_ack_due(NULL);
+    send_block_summed(pe, b, &h, sizeof h + sizeof *f,
+                      pg_cfg.checksum ? pg_ds_sum_payload(0, f, sizeof *f) : 0);
+    pthread_mutex_unlock(&c.lock);
+}
+
+int pg_pipe_forwarding(void)
+{
+    return c.ep && !c.closed && !c.reliable;
 }
 
 static int pending_free(const void *arg)

@@ -86,6 +86,9 @@ static void open_endpoints(void)
     free(names);
     pg_phase_end(PG_PHASE_NET_OPEN);
     if (leader) {
+        size_t kept_bytes;
+        const void *kept = pg_pipe_server_name(0, &kept_bytes);
+        pg_ds_server_peers(kept, kept_bytes);
         pg_ds_server_start();
         pg_phase_end(PG_PHASE_SERVER_START);
     }

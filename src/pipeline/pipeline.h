@@ -79,6 +79,19 @@ void pg_pipe_amo_nbi(struct pg_pipe_completion *cc, int pe, int seg, size_t offs
                      size_t width, uint64_t value, uint64_t compare, void *fetch);
 void pg_pipe_quiet(struct pg_pipe_completion *cc);
 
+/* A broadcast's message to the server of pe's node, which lands it on the team's members and
+ * sends it on (dataserver.h, "Broadcasts by the servers"): len bytes from src, for dest at
+ * seg/offset, in chunks that each carry f. Applied after my earlier requests there; returns
+ * when src may be reused. Only while pg_pipe_forwarding(): the endpoints are open, and the
+ * servers' messages to each other are never resent, so not with retransmission on. */
+void pg_pipe_forward(int pe, int seg, size_t offset, const void *src, size_t len,
+                     const struct pg_ds_forward *f);
+/* Tells the server of pe's node that my node has arrived at the barrier f describes
+ * (dataserver.h, "Barriers by the servers"); applied after my earlier requests there. Only
+ * while pg_pipe_forwarding(). */
+void pg_pipe_arrived(int pe, const struct pg_ds_forward *f);
+int pg_pipe_forwarding(void);
+
 /* Direct signals: `value` added to the 8-byte word at seg/offset of pe, a PE of another node,
  * by a message to pe's own endpoint instead of a request to its node's server, so that a PE
  * waiting for it (pg_waiter.net) is the one thread the message wakes. Applied once, with no

@@ -79,6 +79,10 @@
       "Broadcasts of more bytes move down their tree in pieces of this size (pipelined)")   \
     X(coll_flat_node, SIZE, "PANGEA_COLL_FLAT_NODE", "16K", COLLECTIVES,                    \
       "Broadcasts of at most this many bytes go from a node's head to each PE of the node") \
+    X(coll_server_bcast, BOOL, "PANGEA_COLL_SERVER_BCAST", "0", COLLECTIVES,                \
+      "Broadcasts between nodes go by the nodes' data servers (1), not by node leaders")    \
+    X(coll_server_sync, BOOL, "PANGEA_COLL_SERVER_SYNC", "0", COLLECTIVES,                  \
+      "Barriers between nodes complete in the nodes' data servers (1), not node leaders")   \
     X(coll_reduce_gather, SIZE, "PANGEA_COLL_REDUCE_GATHER", "2K", COLLECTIVES,             \
       "Reductions of at most this many bytes are gathered at node leaders, sent back")      \
     X(coll_reduce_split, SIZE, "PANGEA_COLL_REDUCE_SPLIT", "4K", COLLECTIVES,               \
