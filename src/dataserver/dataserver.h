@@ -16,7 +16,7 @@
 #include <string.h>
 
 /* tests/netns/corrupt.bpf.c finds headers by this and the last message type: keep it in step. */
-#define PG_DS_PROTOCOL_VERSION 9
+#define PG_DS_PROTOCOL_VERSION 10
 
 /* The largest chunk (PANGEA_PIPELINE_BUFFER_SIZE) pangea-tune tries; the transport is set up
  * so that messages of up to this much data go eagerly (see pg_net_init). */

@@ -25,8 +25,10 @@
 #ifndef HEAD_ADDR /* the head namespace's address, in network order as a host integer */
 #define HEAD_ADDR 0
 #endif
-#define PANGEA_VERSION 9    /* PG_DS_PROTOCOL_VERSION */
-#define PANGEA_LAST_TYPE 14 /* PG_DS_CLOSE, the last of enum pg_ds_type */
+#define PANGEA_VERSION 10 /* PG_DS_PROTOCOL_VERSION */
+/* PG_DS_CLOSE: the last type this test corrupts (signals and the servers' forwards are
+ * left alone) */
+#define PANGEA_LAST_TYPE 14
 #define CORRUPT_SCAN 512
 #define MESSAGE_SPAN 104 /* sizeof(struct pg_ds_header): its fields and what follows */
 
