@@ -407,10 +407,15 @@ main() {
     chmod 755 "$RUNDIR"
     export NETNS_RUNDIR=$RUNDIR NETNS_VERBOSE=$VERBOSE
 
-    for ((i = 0; i < NODES; i++)); do
-        [[ -e /run/netns/$TAG-n$i ]] && die "namespace $TAG-n$i already exists (stale? try -C)"
+    # Namespaces named after my PID are a dead run's (one with my PID before me, killed before
+    # its cleanup): no live run can hold them, so they go, with their processes.
+    local stale p
+    for stale in $(ip netns list 2>/dev/null | awk '{print $1}'); do
+        [[ $stale == "$TAG"-head || $stale =~ ^$TAG-n[0-9]+$ ]] || continue
+        for p in $(ip netns pids "$stale" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+        ip netns del "$stale" || die "namespace $stale is a dead run's and cannot be removed"
+        msg "removed namespace $stale, left by a dead run with my PID"
     done
-    [[ -e /run/netns/$HEAD_NS ]] && die "namespace $HEAD_NS already exists (stale? try -C)"
 
     node_addr() { echo "$SUBNET.$((FIRST_NODE_HOST + $1))"; }
     # link k's subnet: 10.213.(7+k)
