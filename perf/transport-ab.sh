@@ -9,7 +9,8 @@
 # and 4 MiB (MB/s), and the load average before the run. UCX_TLS=tcp,self so that MPICH's UCX
 # crosses the emulated network over TCP as libfabric does; the job may then hang in
 # MPI_Finalize (tests/netns/README.md), so NETNS_TIMEOUT is short and the figures are read from
-# what was printed.
+# what was printed. BENCH_MAX=8 runs the 8-byte latencies alone (shmem_bench -m), a few seconds a
+# run.
 set -u
 rounds=$1
 shift
@@ -34,7 +35,7 @@ for r in $(seq 1 "$rounds"); do
         # shellcheck disable=SC2086 # settings: VAR=VALUE words
         env $settings UCX_TLS=tcp,self PANGEA_TRANSPORT=$transport \
             NETNS_TIMEOUT=${NETNS_TIMEOUT:-120} \
-            "$here/tests/netns/netns-run.sh" 2x1 -- "$build/perf/shmem_bench" -s -q -m 4M \
+            "$here/tests/netns/netns-run.sh" 2x1 -- "$build/perf/shmem_bench" -s -q -m "${BENCH_MAX:-4M}" \
             >"$out" 2>&1
         fadd=$(awk '/^shmem_long_atomic_fetch_add/ { print $2; exit }' "$out")
         printf '%-10s put8 %9s get8 %9s fadd %9s | put1M %8s get1M %8s put4M %8s get4M %8s load %s\n' \
