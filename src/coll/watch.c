@@ -2,12 +2,18 @@
  *
  * Each node keeps a record at its leader (internal symmetric memory): how many of its PEs have
  * left (their last finalize) and how many are blocked — in a wait the program made, for longer
- * than PANGEA_HANG_CHECK seconds, with nothing of their own in flight. One blocked PE per node
+ * than PANGEA_HANG_CHECK seconds, with nothing of their own in flight (no request sent and not
+ * done, a blocking get's or AMO's, a grant's, too). One blocked PE per node
  * (the node's scanner) then reads every node's record, once a period. When two scans in a row
  * find every PE of the job blocked or gone, and no blocked PE was woken between them, there was
  * an instant at which nothing could change any more: no PE was running and nothing was in
  * flight. The scanner ends the job, saying who left first, or that every PE waits (a deadlock
  * of the program's own).
+ *
+ * A PE that waits while a request of its own goes again and again to a node whose server has
+ * sent it nothing for PANGEA_HANG_SILENT seconds ends the job itself, saying so: the network
+ * to that node has failed, and the scan, which reads the other nodes' records over it, could
+ * not end it.
  *
  * Only at SHMEM_THREAD_SINGLE: another thread of a PE could still wake a blocked one. */
 #define _GNU_SOURCE /* CLOCK_MONOTONIC_COARSE */
@@ -62,6 +68,17 @@ __attribute__((noreturn)) static void report(const char *call, uint64_t departed
                  (unsigned long long)first_departed - 1);
     pg_fatal(call, "the job can go no further: every PE waits, this one here, with nothing in "
                    "flight (a deadlock); ending the job");
+}
+
+/* I wait, and my request to a node went again and again while its server stayed silent. */
+__attribute__((noreturn)) static void report_silent(const char *call,
+                                                    const struct pg_pipe_in_flight *f)
+{
+    pg_fatal(call,
+             "the job can go no further: this PE waits, and its request to the data server of "
+             "node %d went %u times unanswered, nothing from that node for %llu s (the network "
+             "to it has failed); ending the job",
+             f->resent_node, f->sends, (unsigned long long)(f->silent_ns / 1000000000u));
 }
 
 /* One node's record: mine by loads, another's by a get from its leader. */
@@ -121,7 +138,13 @@ static void watch(struct pg_waiter *w)
     if (now - w->watch_since_ns < period_ns)
         return;
     if (!w->blocked) {
-        if (pg_pipe_outstanding())
+        struct pg_pipe_in_flight f;
+        if (!pg_pipe_in_flight(&f))
+            return; /* cannot tell now */
+        if (f.requests && f.resent_node >= 0 &&
+            f.silent_ns / 1000000000u >= (uint64_t)pg_cfg.hang_silent)
+            report_silent(w->watch, &f);
+        if (f.requests)
             return; /* what it sent may still wake someone */
         __atomic_fetch_add(&on_node->blocked, 1, __ATOMIC_SEQ_CST);
         w->blocked = 1;

@@ -814,6 +814,7 @@ static void first_contact(int node, size_t bytes)
     struct link *l = &c.links[node];
     l->server = pg_net_av_insert(c.ep, c.server_names + (size_t)node * c.name_bytes);
     l->state = LINK_IDLE;
+    l->heard_ns = pg_now_ns(); /* its silence counts from here */
     if (bytes > pg_ds_receive_bytes(PG_DS_SMALL_MESSAGE))
         ask_grant(node);
     else
@@ -1666,9 +1667,29 @@ static void sleep_for_signal(uint32_t *seq)
     pthread_mutex_unlock(&c.lock);
 }
 
-uint64_t pg_pipe_outstanding(void)
+int pg_pipe_in_flight(struct pg_pipe_in_flight *f)
 {
-    return __atomic_load_n(&c.all.acks_due, __ATOMIC_ACQUIRE);
+    *f = (struct pg_pipe_in_flight){.resent_node = -1};
+    if (pthread_mutex_trylock(&c.lock) != 0)
+        return 0;
+    f->requests = __atomic_load_n(&c.all.acks_due, __ATOMIC_ACQUIRE) + (uint64_t)c.in_flight;
+    uint64_t now = pg_now_ns();
+    for (int node = 0; c.links && node < pg_world.nnodes; node++) {
+        const struct link *l = &c.links[node];
+        if (!l->sent || !l->requests)
+            continue;
+        for (uint16_t order = l->acked; order != l->order; order++) {
+            const struct sent *r = sent_at(node, order);
+            if (r->order != order || r->awaits == AWAITS_NOTHING || r->attempt + 1u <= f->sends ||
+                !r->attempt)
+                continue;
+            f->resent_node = node;
+            f->sends = r->attempt + 1u;
+            f->silent_ns = now - l->heard_ns;
+        }
+    }
+    pthread_mutex_unlock(&c.lock);
+    return 1;
 }
 
 void pg_pipe_send_raw(int node, const void *bytes, size_t len)

@@ -103,9 +103,17 @@ int pg_pipe_forwarding(void);
  * requests, which are kept and sent again. */
 int pg_pipe_direct_signals(void);
 void pg_pipe_signal(int pe, int seg, size_t offset, uint64_t value, int ordered);
-/* Requests of this PE not yet acknowledged (applied at their target): 0 when nothing of its
- * own is in flight. */
-uint64_t pg_pipe_outstanding(void);
+/* What this PE has in flight, for the hang watch: operations awaiting their acknowledgement
+ * and requests sent and not done (blocking gets and AMOs, grants asked for and given back
+ * too); and of the requests that went again for want of an answer, the one sent most often. */
+struct pg_pipe_in_flight {
+    uint64_t requests;  /* 0: nothing of this PE's own in flight */
+    int resent_node;    /* that request's node, -1: none went again */
+    unsigned sends;     /* its transmissions */
+    uint64_t silent_ns; /* since anything came from its node's server (or the first contact) */
+};
+/* 0 when it cannot tell now: another thread is in the client. */
+int pg_pipe_in_flight(struct pg_pipe_in_flight *f);
 
 /* What the network did to this PE's messages with retransmission on (PANGEA_CHECKSUM or
  * PANGEA_TEST_DROP_ACKS): replies refused for a checksum that does not match, requests sent

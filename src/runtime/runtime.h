@@ -47,6 +47,8 @@
       "Longest sleep of a waiting PE before it looks again by itself (a safety net)")       \
     X(hang_check, INT, "PANGEA_HANG_CHECK", "1", WAITING,                                   \
       "Seconds a PE waits, nothing in flight, before the hang watch counts it (0: off)")    \
+    X(hang_silent, INT, "PANGEA_HANG_SILENT", "60", WAITING,                                \
+      "Seconds a waiting PE resends to a silent node before the hang watch ends the job")   \
     X(transport, TRANSPORT, "PANGEA_TRANSPORT", "ofi", NETWORK,                             \
       "What carries traffic between nodes: ofi (libfabric) or mpi (MPI messages)")          \
     X(rails, TEXT, "PANGEA_RAILS", "", NETWORK,                                             \

@@ -7,6 +7,9 @@
  *    flag nobody will set;
  *  - team: PE 1 exits while PEs 0 and 2 sync on a team that holds it (the rest finalize);
  *  - deadlock: every PE waits in shmem_wait_until for a flag nobody will set;
+ *  - cut (2 PEs on 2 emulated nodes, one rail, retransmission on): PE 0 takes its node's link
+ *    TEST_LINK down, adds to PE 1's flag and waits for its own: its add goes again and again,
+ *    unanswered, and the hang watch must end the job saying so (PANGEA_HANG_SILENT);
  *  - slow (must pass): PE 1 computes for 3 s, then sets PE 0's flag, which PE 0 waits for while
  *    the others wait in shmem_barrier_all;
  *  - slow_finalize (must pass): PE 1 finalizes at once, the others compute for 3 s first. */
@@ -47,6 +50,15 @@ int main(void)
         }
         shmem_team_sync(team);
     } else if (strcmp(cause, "deadlock") == 0) {
+        shmem_long_wait_until(&flag, SHMEM_CMP_EQ, 1);
+    } else if (strcmp(cause, "cut") == 0) {
+        if (me == 0) {
+            char command[128];
+            snprintf(command, sizeof command, "ip link set dev %s down",
+                     getenv("TEST_LINK") ? getenv("TEST_LINK") : "pgeth1");
+            CHECK(system(command) == 0, "%s failed", command);
+            shmem_long_atomic_add(&flag, 1, 1);
+        }
         shmem_long_wait_until(&flag, SHMEM_CMP_EQ, 1);
     } else if (strcmp(cause, "slow") == 0) {
         if (me == 1) {
