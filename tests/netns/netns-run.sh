@@ -133,13 +133,17 @@ run() {
 run_alive() { # is netns-run.sh with this PID still running?
     [[ -d /proc/$1 ]] && tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -q netns-run
 }
+remove_namespace() { # a dead run's namespace NS, with every process still inside it
+    local p
+    for p in $(ip netns pids "$1" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+    ip netns del "$1" 2>/dev/null
+}
 cleanup_stale() {
-    local ns dir p n=0
+    local ns dir n=0
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
         [[ $ns =~ ^pgns([0-9]+)-(head|n[0-9]+)$ ]] || continue
         run_alive "${BASH_REMATCH[1]}" && continue
-        for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-        ip netns del "$ns" 2>/dev/null && n=$((n + 1))
+        remove_namespace "$ns" && n=$((n + 1))
         echo "removed stale namespace $ns"
     done
     for dir in /tmp/pangea-netns.*; do
@@ -409,11 +413,10 @@ main() {
 
     # Namespaces named after my PID are a dead run's (one with my PID before me, killed before
     # its cleanup): no live run can hold them, so they go, with their processes.
-    local stale p
+    local stale
     for stale in $(ip netns list 2>/dev/null | awk '{print $1}'); do
         [[ $stale == "$TAG"-head || $stale =~ ^$TAG-n[0-9]+$ ]] || continue
-        for p in $(ip netns pids "$stale" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-        ip netns del "$stale" || die "namespace $stale is a dead run's and cannot be removed"
+        remove_namespace "$stale" || die "namespace $stale is a dead run's and cannot be removed"
         msg "removed namespace $stale, left by a dead run with my PID"
     done
 
